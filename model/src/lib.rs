@@ -1,0 +1,15 @@
+//! ringlab reference model: the state machine of specs/XskRing.tla in Rust,
+//! an explicit-state checker over it, and readers for TLC's values and
+//! traces so TLC behaviours can be replayed in the model.
+
+pub mod explore;
+pub mod replay;
+pub mod tla;
+pub mod xsk_ring;
+
+pub use explore::{explore, ExploreOptions, ExploreResult, Outcome};
+pub use replay::{replay, ReplayError};
+pub use xsk_ring::{
+    init_states, Action, Barrier, Barriers, CfgError, Config, Entry, Load, ModelCfg, Mutant, Own,
+    Side, State,
+};

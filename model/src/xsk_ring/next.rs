@@ -1,0 +1,100 @@
+//! Next: every action with every choice its \E allows, in the spec's order.
+
+use super::action::Action;
+use super::config::{Config, Side};
+use super::state::State;
+
+impl State {
+    /// Apply one action with its choice; None if it is not enabled.
+    pub fn step(&self, cfg: &Config, action: &Action) -> Option<State> {
+        match *action {
+            Action::ProdReserve { n } => self.prod_reserve(cfg, n),
+            Action::ProdWrite { ok } => self.prod_write(cfg, ok),
+            Action::ProdWriteAhead { ok } => self.prod_write_ahead(cfg, ok),
+            Action::ProdSubmit { n } => self.prod_submit(cfg, n),
+            Action::ProdCancel { n } => self.prod_cancel(cfg, n),
+            Action::ConsPeek { nb } => self.cons_peek(cfg, nb),
+            Action::ConsPeekBatch { max } => self.cons_peek_batch(cfg, max),
+            Action::ConsRead => self.cons_read(cfg),
+            Action::ConsReadAhead => self.cons_read_ahead(cfg),
+            Action::ConsRelease { nb } => self.cons_release(cfg, nb),
+            Action::ConsPublish => self.cons_publish(cfg),
+            Action::Stutter => Some(self.clone()),
+        }
+    }
+
+    /// Every action and choice that may be enabled here, in the order of
+    /// Next and of each \E's set (BOOLEAN is {FALSE, TRUE}).
+    pub fn candidate_actions(&self, cfg: &Config) -> Vec<Action> {
+        let batch = 1..=cfg.max_batch;
+        let mut out = Vec::new();
+        out.extend(batch.clone().map(|n| Action::ProdReserve { n }));
+        out.extend([false, true].map(|ok| Action::ProdWrite { ok }));
+        out.extend([false, true].map(|ok| Action::ProdWriteAhead { ok }));
+        out.extend(batch.clone().map(|n| Action::ProdSubmit { n }));
+        out.extend(batch.clone().map(|n| Action::ProdCancel { n }));
+        match cfg.cons_side {
+            Side::Kernel => out.push(Action::ConsPeek { nb: None }),
+            Side::User => out.extend(batch.clone().map(|nb| Action::ConsPeek { nb: Some(nb) })),
+        }
+        out.extend(batch.map(|max| Action::ConsPeekBatch { max }));
+        out.extend([Action::ConsRead, Action::ConsReadAhead]);
+        match cfg.cons_side {
+            Side::Kernel => out.push(Action::ConsRelease { nb: None }),
+            Side::User => {
+                let most = cfg.sub(self.releasable(cfg), self.cons);
+                out.extend((1..=most).map(|nb| Action::ConsRelease { nb: Some(nb) }));
+            }
+        }
+        out.push(Action::ConsPublish);
+        out
+    }
+
+    /// Every step of Next from this state (self-loops included).
+    pub fn successors(&self, cfg: &Config) -> Vec<(Action, State)> {
+        self.candidate_actions(cfg)
+            .into_iter()
+            .filter_map(|a| self.step(cfg, &a).map(|s| (a, s)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xsk_ring::config::{Barriers, Mutant};
+
+    fn comp() -> Config {
+        Config {
+            size: 2,
+            idx_bits: 3,
+            prod_side: Side::Kernel,
+            cons_side: Side::User,
+            max_batch: 2,
+            barriers: Barriers::ALL,
+            invalid_descs: false,
+            mutant: Mutant::None,
+        }
+    }
+
+    #[test]
+    fn step_agrees_with_successors() {
+        let c = comp();
+        let s = State::init(&c, 3);
+        for (a, t) in s.successors(&c) {
+            assert_eq!(s.step(&c, &a), Some(t));
+        }
+        assert_eq!(s.step(&c, &Action::Stutter), Some(s.clone()));
+    }
+
+    #[test]
+    fn initial_choices() {
+        let c = comp();
+        let names: Vec<String> =
+            State::init(&c, 0).successors(&c).iter().map(|(a, _)| a.to_string()).collect();
+        assert_eq!(
+            names,
+            ["ProdReserve(n=1)", "ProdReserve(n=2)", "ConsPeek(nb=1)", "ConsPeek(nb=2)"]
+        );
+    }
+}

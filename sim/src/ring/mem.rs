@@ -1,0 +1,91 @@
+//! What a ring handle needs from the memory it runs over: the two shared
+//! counters and the slots. An owned in-memory ring implements it for the
+//! simulator; a harness can implement it over a kernel-mmapped ring.
+
+use crate::sync::{Arc, AtomicU32};
+
+/// The shared part of one ring (`struct xdp_ring` and its `desc[]`).
+///
+/// # Safety
+///
+/// Implementors guarantee that `size()` is a power of two that never
+/// changes, that every `idx & (size() - 1)` names a slot, and that
+/// `producer()`/`consumer()` always return the same counters.
+pub unsafe trait RingMem {
+    type Entry: Copy;
+
+    /// `ring->producer`.
+    fn producer(&self) -> &AtomicU32;
+    /// `ring->consumer`.
+    fn consumer(&self) -> &AtomicU32;
+    /// `ring->flags` (XDP_RING_NEED_WAKEUP); the protocol never reads it.
+    fn flags(&self) -> &AtomicU32;
+    /// `q->nentries`.
+    fn size(&self) -> u32;
+
+    /// Load the entry of position `idx`.
+    ///
+    /// # Safety
+    ///
+    /// The caller's side owns the slot: the consumer has peeked `idx` and
+    /// not released it, or the producer has reserved it and not submitted.
+    unsafe fn read(&self, idx: u32) -> Self::Entry;
+
+    /// Store the entry of position `idx`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RingMem::read`], and only the producer stores.
+    unsafe fn write(&self, idx: u32, entry: Self::Entry);
+
+    /// `q->ring_mask`.
+    fn mask(&self) -> u32 {
+        self.size() - 1
+    }
+}
+
+// Safety: forwards to a RingMem.
+unsafe impl<M: RingMem + ?Sized> RingMem for &M {
+    type Entry = M::Entry;
+    fn producer(&self) -> &AtomicU32 {
+        (**self).producer()
+    }
+    fn consumer(&self) -> &AtomicU32 {
+        (**self).consumer()
+    }
+    fn flags(&self) -> &AtomicU32 {
+        (**self).flags()
+    }
+    fn size(&self) -> u32 {
+        (**self).size()
+    }
+    unsafe fn read(&self, idx: u32) -> M::Entry {
+        (**self).read(idx)
+    }
+    unsafe fn write(&self, idx: u32, entry: M::Entry) {
+        (**self).write(idx, entry)
+    }
+}
+
+// Safety: forwards to a RingMem.
+unsafe impl<M: RingMem + ?Sized> RingMem for Arc<M> {
+    type Entry = M::Entry;
+    fn producer(&self) -> &AtomicU32 {
+        (**self).producer()
+    }
+    fn consumer(&self) -> &AtomicU32 {
+        (**self).consumer()
+    }
+    fn flags(&self) -> &AtomicU32 {
+        (**self).flags()
+    }
+    fn size(&self) -> u32 {
+        (**self).size()
+    }
+    unsafe fn read(&self, idx: u32) -> M::Entry {
+        (**self).read(idx)
+    }
+    unsafe fn write(&self, idx: u32, entry: M::Entry) {
+        (**self).write(idx, entry)
+    }
+}

@@ -1,0 +1,30 @@
+//! One xsk ring: the shared memory, and the four handles on it that mirror
+//! the kernel's `xsk_queue.h` and libxdp's `xsk.h`.
+//!
+//! The barriers, as `xsk_queue.h` names them:
+//!
+//! ```text
+//! producer                         consumer
+//! if (LOAD ->consumer) {  (A)      LOAD.acq ->producer  (C)
+//!    STORE $data                   LOAD $data
+//!    STORE.rel ->producer (B)      STORE.rel ->consumer (D)
+//! }
+//! ```
+//!
+//! (A) pairs with (D), (B) with (C).
+
+mod desc;
+mod kernel_cons;
+mod kernel_prod;
+mod mem;
+mod owned;
+mod user_cons;
+mod user_prod;
+
+pub use desc::XdpDesc;
+pub use kernel_cons::{KernelCons, TxBatch};
+pub use kernel_prod::{KernelProd, NoSpace};
+pub use mem::RingMem;
+pub use owned::{Ring, SizeError};
+pub use user_cons::UserCons;
+pub use user_prod::UserProd;

@@ -1,0 +1,120 @@
+//! A ring in ordinary memory, for the simulator and the loom tests.
+
+use std::fmt;
+
+use super::RingMem;
+use crate::sync::{AtomicU32, UnsafeCell};
+
+/// A ring size that is not a power of two (zero included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeError {
+    pub size: u32,
+}
+
+impl fmt::Display for SizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ring size {} is not a power of two", self.size)
+    }
+}
+
+impl std::error::Error for SizeError {}
+
+/// Keeps the two counters on separate cache lines, as `struct xdp_ring`.
+#[derive(Debug)]
+#[repr(align(64))]
+struct Line<T>(T);
+
+/// `struct xdp_ring` with its entries, owned.
+#[derive(Debug)]
+pub struct Ring<T> {
+    producer: Line<AtomicU32>,
+    consumer: Line<AtomicU32>,
+    flags: AtomicU32,
+    size: u32,
+    mask: u32,
+    entries: Box<[UnsafeCell<T>]>,
+}
+
+// Safety: the counters are atomics; a slot is accessed only through the
+// unsafe RingMem::read/write, whose callers own it by the ring protocol.
+unsafe impl<T: Send> Sync for Ring<T> {}
+
+impl<T: Copy> Ring<T> {
+    /// A ring of `size` entries, each `fill`, with both counters at `start`
+    /// (so tests can start near u32::MAX and wrap).
+    pub fn new(size: u32, start: u32, fill: T) -> Result<Self, SizeError> {
+        if !size.is_power_of_two() {
+            return Err(SizeError { size });
+        }
+        Ok(Self {
+            producer: Line(AtomicU32::new(start)),
+            consumer: Line(AtomicU32::new(start)),
+            flags: AtomicU32::new(0),
+            size,
+            mask: size - 1,
+            entries: (0..size).map(|_| UnsafeCell::new(fill)).collect(),
+        })
+    }
+}
+
+// Safety: size is a power of two fixed at construction and `entries` has
+// exactly `size` slots, so `idx & mask` is always in bounds.
+unsafe impl<T: Copy> RingMem for Ring<T> {
+    type Entry = T;
+
+    fn producer(&self) -> &AtomicU32 {
+        &self.producer.0
+    }
+    fn consumer(&self) -> &AtomicU32 {
+        &self.consumer.0
+    }
+    fn flags(&self) -> &AtomicU32 {
+        &self.flags
+    }
+    fn size(&self) -> u32 {
+        self.size
+    }
+    fn mask(&self) -> u32 {
+        self.mask
+    }
+
+    unsafe fn read(&self, idx: u32) -> T {
+        // Volatile: the peer may be another address space (mmap).
+        self.entries[(idx & self.mask) as usize].with(|p| p.read_volatile())
+    }
+
+    unsafe fn write(&self, idx: u32, entry: T) {
+        self.entries[(idx & self.mask) as usize].with_mut(|p| p.write_volatile(entry))
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::Ordering::Relaxed;
+
+    #[test]
+    fn rejects_sizes_that_are_not_powers_of_two() {
+        for size in [0, 3, 6, 100, u32::MAX] {
+            let err = Ring::new(size, 0, 0u64).unwrap_err();
+            assert_eq!(err, SizeError { size });
+            assert_eq!(err.to_string(), format!("ring size {size} is not a power of two"));
+        }
+        for size in [1, 2, 4, 1024] {
+            assert!(Ring::new(size, 0, 0u64).is_ok());
+        }
+    }
+
+    #[test]
+    fn counters_start_where_asked_and_slots_wrap_by_mask() {
+        let r = Ring::new(4, u32::MAX - 1, 0u64).unwrap();
+        assert_eq!(r.producer().load(Relaxed), u32::MAX - 1);
+        assert_eq!(r.consumer().load(Relaxed), u32::MAX - 1);
+        unsafe {
+            r.write(u32::MAX, 9);
+            assert_eq!(r.read(3), 9);
+            r.write(4, 5);
+            assert_eq!(r.read(0), 5);
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! The `ringlab` command.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use ringlab::check::{self, CheckOpts, ModelResult};
+use ringlab::manifest::{find_root, Manifest};
+use ringlab::mutants::{self, CargoRunner, MutantResult};
+use ringlab::prove::{self, Expect, Outcome, ProofResult};
+use ringlab::tlc::Tlc;
+
+#[derive(Parser)]
+#[command(name = "ringlab", version, about = "Model checking, proofs and mutation testing of the kernel's packet-ring protocols")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run TLC on models of specs/manifest.json; each must meet its expected outcome
+    Check(CheckArgs),
+    /// Run the Z3 proofs of the ring index arithmetic
+    Prove(ProveArgs),
+    /// Re-introduce each known bug and report which checks kill it
+    Mutants(MutantArgs),
+    /// All of the above, with one summary (or one JSON document)
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct Common {
+    /// Print one JSON document on stdout instead of tables
+    #[arg(long)]
+    json: bool,
+    /// No progress lines on stderr
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct TlcArgs {
+    /// TLC worker threads
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Include the deep tier (bigger rings; minutes, not seconds)
+    #[arg(long)]
+    deep: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Model names (default: every ci-tier model)
+    models: Vec<String>,
+    #[command(flatten)]
+    tlc: TlcArgs,
+    #[command(flatten)]
+    common: Common,
+    /// Write the measured state counts, depths and times into the manifest
+    #[arg(long)]
+    record: bool,
+}
+
+#[derive(Args)]
+struct ProveArgs {
+    /// Proof names (default: all)
+    proofs: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+struct MutantArgs {
+    /// Mutant ids (default: all)
+    ids: Vec<String>,
+    #[command(flatten)]
+    tlc: TlcArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    tlc: TlcArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("ringlab: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load() -> Result<(PathBuf, Manifest), String> {
+    let root = find_root()?;
+    let man = Manifest::load(&root.join("specs/manifest.json"))?;
+    Ok((root, man))
+}
+
+fn run(cli: Cli) -> Result<bool, String> {
+    match cli.cmd {
+        Cmd::Check(a) => {
+            let (root, man) = load()?;
+            let models = check::select(&man, &a.models, a.tlc.deep)?;
+            let results = run_models(&root, &models, &a.tlc, &a.common)?;
+            if a.record {
+                check::record(&root.join("specs/manifest.json"), &results)?;
+            }
+            let ok = results.iter().all(|r| r.ok());
+            if a.common.json {
+                println!("{}", serde_json::to_string_pretty(&json!({ "models": results, "ok": ok })).unwrap());
+            } else {
+                check::print_table(&results);
+                closing("models", &results.iter().map(|r| r.ok()).collect::<Vec<_>>());
+            }
+            Ok(ok)
+        }
+        Cmd::Prove(a) => {
+            let results = run_proofs(&a.proofs, &a.common)?;
+            let ok = results.iter().all(|r| r.as_expected());
+            if a.common.json {
+                println!("{}", serde_json::to_string_pretty(&json!({ "proofs": proofs_json(&results), "ok": ok })).unwrap());
+            } else {
+                print_proofs(&results);
+                closing("proofs", &results.iter().map(|r| r.as_expected()).collect::<Vec<_>>());
+            }
+            Ok(ok)
+        }
+        Cmd::Mutants(a) => {
+            let (root, man) = load()?;
+            let chosen = mutants::select(&man, &a.ids)?;
+            let mut needed: Vec<&ringlab::manifest::Model> = Vec::new();
+            for mu in &chosen {
+                for k in &mu.killers {
+                    if let ringlab::manifest::Killer::Tlc { model } = k {
+                        if let Some(m) = man.model(model) {
+                            if !needed.iter().any(|n| n.name == m.name) {
+                                needed.push(m);
+                            }
+                        }
+                    }
+                }
+            }
+            let models = run_models(&root, &needed, &a.tlc, &a.common)?;
+            let results = run_mutants(&root, &chosen, &models, &a.common);
+            let ok = results.iter().all(|r| r.ok());
+            if a.common.json {
+                println!("{}", serde_json::to_string_pretty(&json!({ "mutants": mutants_json(&results), "ok": ok })).unwrap());
+            } else {
+                mutants::print_table(&results);
+                closing("mutants", &results.iter().map(|r| r.ok()).collect::<Vec<_>>());
+            }
+            Ok(ok)
+        }
+        Cmd::Verify(a) => {
+            let (root, man) = load()?;
+            let models = check::select(&man, &[], a.tlc.deep)?;
+            let mresults = run_models(&root, &models, &a.tlc, &a.common)?;
+            let presults = run_proofs(&[], &a.common)?;
+            let all: Vec<_> = man.mutants.iter().collect();
+            let uresults = run_mutants(&root, &all, &mresults, &a.common);
+            let ok = mresults.iter().all(|r| r.ok())
+                && presults.iter().all(|r| r.as_expected())
+                && uresults.iter().all(|r| r.ok());
+            if a.common.json {
+                let doc = json!({
+                    "models": mresults,
+                    "proofs": proofs_json(&presults),
+                    "mutants": mutants_json(&uresults),
+                    "ok": ok,
+                });
+                println!("{}", serde_json::to_string_pretty(&doc).unwrap());
+            } else {
+                println!("== TLC models");
+                check::print_table(&mresults);
+                println!("\n== Z3 proofs");
+                print_proofs(&presults);
+                println!("\n== Mutants");
+                mutants::print_table(&uresults);
+                println!();
+                let flags: Vec<bool> = mresults
+                    .iter()
+                    .map(|r| r.ok())
+                    .chain(presults.iter().map(|r| r.as_expected()))
+                    .chain(uresults.iter().map(|r| r.ok()))
+                    .collect();
+                println!(
+                    "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed",
+                    mresults.iter().filter(|r| r.ok()).count(),
+                    mresults.len(),
+                    presults.iter().filter(|r| r.as_expected()).count(),
+                    presults.len(),
+                    uresults.iter().filter(|r| r.ok()).count(),
+                    uresults.len()
+                );
+                closing("verify", &flags);
+            }
+            Ok(ok)
+        }
+    }
+}
+
+/// The closing line CI reads.
+fn closing(what: &str, flags: &[bool]) {
+    let passed = flags.iter().filter(|f| **f).count();
+    println!("{what}: {} passed, {} failed", passed, flags.len() - passed);
+}
+
+fn run_models(
+    root: &Path,
+    models: &[&ringlab::manifest::Model],
+    t: &TlcArgs,
+    c: &Common,
+) -> Result<Vec<ModelResult>, String> {
+    if models.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tlc = Tlc::locate()?;
+    let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet };
+    Ok(models.iter().map(|m| check::run_model(&tlc, root, m, &opts)).collect())
+}
+
+fn run_proofs(names: &[String], c: &Common) -> Result<Vec<ProofResult>, String> {
+    let list = if names.is_empty() {
+        prove::catalogue()
+    } else {
+        names
+            .iter()
+            .map(|n| prove::by_name(n).ok_or_else(|| format!("no proof `{n}`; `ringlab prove` lists them all")))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(list
+        .iter()
+        .map(|p| {
+            let r = prove::run(p);
+            if !c.quiet {
+                eprintln!("  {:<34} {:.2}s", r.name, r.seconds);
+            }
+            r
+        })
+        .collect())
+}
+
+fn run_mutants(
+    root: &Path,
+    chosen: &[&ringlab::manifest::Mutant],
+    models: &[ModelResult],
+    c: &Common,
+) -> Vec<MutantResult> {
+    let by_name: HashMap<String, ModelResult> = models.iter().map(|m| (m.name.clone(), m.clone())).collect();
+    let mut cargo = CargoRunner::new(root);
+    cargo.verbose = !c.quiet;
+    chosen.iter().map(|mu| mutants::run_mutant(mu, &by_name, &mut cargo, !c.quiet)).collect()
+}
+
+fn outcome_label(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Proved => "proved",
+        Outcome::Refuted { .. } => "refuted",
+        Outcome::Unknown(_) => "unknown",
+    }
+}
+
+fn print_proofs(results: &[ProofResult]) {
+    println!("{:<34} {:<9} {:<9} {:>7}", "proof", "expected", "outcome", "seconds");
+    for r in results {
+        let exp = match r.expect {
+            Expect::Proved => "proved",
+            Expect::Refuted => "refuted",
+        };
+        println!(
+            "{:<34} {:<9} {:<9} {:>7.2}  {}",
+            r.name,
+            exp,
+            outcome_label(&r.outcome),
+            r.seconds,
+            if r.as_expected() { "ok" } else { "FAIL" }
+        );
+        if let Outcome::Refuted { counterexample } = &r.outcome {
+            let cx: Vec<String> = counterexample.iter().map(|(n, v)| format!("{n}={v:#x}")).collect();
+            println!("{:<34} counterexample: {}", "", cx.join(" "));
+        }
+        if let Outcome::Unknown(why) = &r.outcome {
+            println!("{:<34} z3 gave up: {why}", "");
+        }
+    }
+}
+
+fn proofs_json(results: &[ProofResult]) -> serde_json::Value {
+    results
+        .iter()
+        .map(|r| {
+            let mut v = json!({
+                "name": r.name,
+                "about": r.about,
+                "expected": match r.expect { Expect::Proved => "proved", Expect::Refuted => "refuted" },
+                "outcome": outcome_label(&r.outcome),
+                "mutant": r.mutant,
+                "seconds": r.seconds,
+            });
+            if let Outcome::Refuted { counterexample } = &r.outcome {
+                v["counterexample"] = counterexample.iter().map(|(n, x)| (n.clone(), json!(x))).collect::<serde_json::Map<_, _>>().into();
+            }
+            v
+        })
+        .collect::<Vec<_>>()
+        .into()
+}
+
+fn mutants_json(results: &[MutantResult]) -> serde_json::Value {
+    results
+        .iter()
+        .map(|r| json!({ "id": r.id, "kind": r.kind, "bug": r.bug, "killed_by": r.killed_by, "checks": r.checks, "ok": r.ok() }))
+        .collect::<Vec<_>>()
+        .into()
+}

@@ -1,0 +1,237 @@
+//! `ringlab mutants`: put each known bug back and see which checks catch it.
+//!
+//! A Rust check kills a mutant only if it passes without the mutant (its
+//! baseline) and fails with it; a build error is an error, never a kill.
+//! Every check the manifest names must kill its mutant, so a check that
+//! stops catching a bug is reported as a failure, not silently dropped.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::check::ModelResult;
+use crate::manifest::{Killer, Manifest, Mutant};
+use crate::prove;
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Killed,
+    Survived,
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckRun {
+    pub check: String,
+    pub result: Verdict,
+    pub detail: String,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MutantResult {
+    pub id: String,
+    pub kind: String,
+    pub bug: String,
+    pub killed_by: Vec<String>,
+    pub checks: Vec<CheckRun>,
+}
+
+impl MutantResult {
+    pub fn ok(&self) -> bool {
+        !self.killed_by.is_empty() && self.checks.iter().all(|c| c.result == Verdict::Killed)
+    }
+}
+
+/// Runs cargo test targets of the simulator, with and without a mutant.
+pub struct CargoRunner<'a> {
+    root: &'a Path,
+    baselines: HashMap<(bool, String), Result<(), String>>,
+    pub verbose: bool,
+}
+
+impl<'a> CargoRunner<'a> {
+    pub fn new(root: &'a Path) -> Self {
+        CargoRunner { root, baselines: HashMap::new(), verbose: false }
+    }
+
+    fn command(&self, loom: bool, feature: Option<&str>, test: &str) -> Command {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut c = Command::new(cargo);
+        c.current_dir(self.root)
+            .args(["test", "--release", "-p", "ringlab-sim", "--test", test]);
+        if let Some(f) = feature {
+            c.args(["--features", f]);
+        }
+        if loom {
+            c.env("RUSTFLAGS", "--cfg loom")
+                .env("CARGO_TARGET_DIR", self.root.join("target/loom"));
+        } else {
+            c.env_remove("RUSTFLAGS");
+        }
+        c
+    }
+
+    /// Ok(true) failed as a test, Ok(false) passed, Err a build or run error.
+    fn run(&self, loom: bool, feature: Option<&str>, test: &str) -> Result<(bool, String), String> {
+        let mut cmd = self.command(loom, feature, test);
+        let shown = format!(
+            "{}cargo test --release -p ringlab-sim --test {test}{}",
+            if loom { "RUSTFLAGS='--cfg loom' " } else { "" },
+            feature.map(|f| format!(" --features {f}")).unwrap_or_default()
+        );
+        if self.verbose {
+            eprintln!("    $ {shown}");
+        }
+        let out = cmd.output().map_err(|e| format!("{shown}: cannot run cargo: {e}"))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.success() {
+            return Ok((false, String::new()));
+        }
+        let built = text.contains("Running ") || text.contains("running ");
+        if !built || text.contains("could not compile") {
+            let tail: Vec<_> = text.lines().filter(|l| l.starts_with("error")).take(5).collect();
+            return Err(format!("{shown}: did not build: {}", tail.join(" | ")));
+        }
+        Ok((true, failure_reason(&text)))
+    }
+
+    fn baseline(&mut self, loom: bool, test: &str) -> Result<(), String> {
+        let key = (loom, test.to_string());
+        if let Some(r) = self.baselines.get(&key) {
+            return r.clone();
+        }
+        let r = match self.run(loom, None, test) {
+            Ok((false, _)) => Ok(()),
+            Ok((true, why)) => Err(format!("fails without any mutant: {why}")),
+            Err(e) => Err(e),
+        };
+        self.baselines.insert(key, r.clone());
+        r
+    }
+
+    pub fn kill(&mut self, loom: bool, feature: &str, test: &str) -> (Verdict, String) {
+        if let Err(e) = self.baseline(loom, test) {
+            return (Verdict::Error, format!("baseline: {e}"));
+        }
+        match self.run(loom, Some(feature), test) {
+            Ok((true, why)) => (Verdict::Killed, why),
+            Ok((false, _)) => (Verdict::Survived, "all tests passed with the mutant in".into()),
+            Err(e) => (Verdict::Error, e),
+        }
+    }
+}
+
+/// The first panic or failed assertion in cargo test output.
+fn failure_reason(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.contains("panicked at") {
+            let msg = lines.get(i + 1).map(|m| m.trim()).unwrap_or("");
+            let msg: String = msg.chars().take(160).collect();
+            return format!("{} {}", l.trim(), msg).trim().to_string();
+        }
+    }
+    lines
+        .iter()
+        .find(|l| l.contains("test result: FAILED") || l.contains("FAILED"))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| "tests failed".into())
+}
+
+pub fn run_mutant(
+    mu: &Mutant,
+    models: &HashMap<String, ModelResult>,
+    cargo: &mut CargoRunner,
+    progress: bool,
+) -> MutantResult {
+    let mut checks = Vec::new();
+    for k in &mu.killers {
+        let t = Instant::now();
+        let (result, detail) = match k {
+            Killer::Tlc { model } => match models.get(model) {
+                Some(r) if r.ok() => (Verdict::Killed, format!("TLC: {}", r.outcome)),
+                Some(r) if r.error.is_some() => (Verdict::Error, format!("TLC did not finish: {}", r.outcome)),
+                Some(r) => (Verdict::Survived, format!("TLC: {} (expected {})", r.outcome, r.expected)),
+                None => (Verdict::Error, format!("model {model} was not run")),
+            },
+            Killer::Proof { proof } => match prove::by_name(proof) {
+                None => (Verdict::Error, format!("no proof named {proof}")),
+                Some(p) => {
+                    let r = prove::run(&p);
+                    match &r.outcome {
+                        prove::Outcome::Refuted { counterexample } => (
+                            Verdict::Killed,
+                            format!(
+                                "refuted: {}",
+                                counterexample
+                                    .iter()
+                                    .map(|(n, v)| format!("{n}={v:#x}"))
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
+                        ),
+                        prove::Outcome::Proved => (Verdict::Survived, "proved".into()),
+                        prove::Outcome::Unknown(why) => (Verdict::Error, format!("z3: unknown ({why})")),
+                    }
+                }
+            },
+            Killer::Proptest { feature, test } | Killer::Trace { feature, test } => cargo.kill(false, feature, test),
+            Killer::Loom { feature, test } => cargo.kill(true, feature, test),
+        };
+        let run = CheckRun { check: k.label(), result, detail, seconds: t.elapsed().as_secs_f64() };
+        if progress {
+            eprintln!("  {:<22} {:<40} {:?} ({:.1}s)", mu.id, run.check, run.result, run.seconds);
+        }
+        checks.push(run);
+    }
+    MutantResult {
+        id: mu.id.clone(),
+        kind: mu.kind.clone(),
+        bug: mu.bug.clone(),
+        killed_by: checks
+            .iter()
+            .filter(|c| c.result == Verdict::Killed)
+            .map(|c| c.check.clone())
+            .collect(),
+        checks,
+    }
+}
+
+pub fn select<'a>(man: &'a Manifest, ids: &[String]) -> Result<Vec<&'a Mutant>, String> {
+    if ids.is_empty() {
+        return Ok(man.mutants.iter().collect());
+    }
+    ids.iter()
+        .map(|id| {
+            man.mutants.iter().find(|m| &m.id == id).ok_or_else(|| {
+                let known: Vec<_> = man.mutants.iter().map(|m| m.id.as_str()).collect();
+                format!("no mutant `{id}`; known: {}", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+pub fn print_table(results: &[MutantResult]) {
+    println!("{:<22} {:<10} {:<5} killed by", "mutant", "kind", "");
+    for r in results {
+        println!(
+            "{:<22} {:<10} {:<5} {}",
+            r.id,
+            r.kind,
+            if r.ok() { "ok" } else { "FAIL" },
+            if r.killed_by.is_empty() { "NOTHING".to_string() } else { r.killed_by.join(", ") }
+        );
+        for c in r.checks.iter().filter(|c| c.result != Verdict::Killed) {
+            println!("{:<39} {:?}: {} — {}", "", c.result, c.check, c.detail);
+        }
+    }
+}
