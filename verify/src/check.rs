@@ -92,9 +92,9 @@ pub fn run_model(
             Ok(p) => trace_file = Some(p.display().to_string()),
             Err(e) => eprintln!("  {}: could not save the counterexample: {e}", m.name),
         }
-        if opts.show_traces {
+        if opts.show_traces || res.outcome.label() != m.expected {
             println!("\n{} — {} (expected {})", m.name, res.outcome.label(), m.expected);
-            print!("{}", trace_table::render(&res.trace, res.loop_end.as_ref()));
+            print!("{}", trace_table::render(&res.trace, res.loop_end.as_ref(), never(&cfg)));
         }
     }
     let drift = match (m.distinct_states, res.distinct_states) {
@@ -137,8 +137,21 @@ fn save_trace(root: &Path, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf>
     std::fs::write(&json, serde_json::to_string_pretty(&doc)?)?;
     let mut txt = std::fs::File::create(dir.join(format!("{}.txt", m.name)))?;
     writeln!(txt, "{} — {} (expected {})", m.name, r.outcome.label(), m.expected)?;
-    write!(txt, "{}", trace_table::render(&r.trace, r.loop_end.as_ref()))?;
+    let cfg = root.join("specs").join(&m.config);
+    write!(txt, "{}", trace_table::render(&r.trace, r.loop_end.as_ref(), never(&cfg)))?;
     Ok(json)
+}
+
+/// XskRing's `Never` (2^IdxBits) for a cfg that binds IdxBits.
+fn never(cfg: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(cfg).ok()?;
+    let bits: u32 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("IdxBits = "))?
+        .trim()
+        .parse()
+        .ok()?;
+    1u64.checked_shl(bits)
 }
 
 /// Models named on the command line, or every model of the tiers asked for.

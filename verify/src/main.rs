@@ -174,14 +174,19 @@ fn run(cli: Cli) -> Result<bool, String> {
             let ok = mresults.iter().all(|r| r.ok())
                 && presults.iter().all(|r| r.as_expected())
                 && uresults.iter().all(|r| r.ok());
+            let doc = json!({
+                "models": mresults,
+                "proofs": proofs_json(&presults),
+                "mutants": mutants_json(&uresults),
+                "ok": ok,
+            });
+            let text = serde_json::to_string_pretty(&doc).unwrap();
+            let saved = check::out_dir(&root).join("verify.json");
+            if let Err(e) = std::fs::create_dir_all(check::out_dir(&root)).and_then(|_| std::fs::write(&saved, &text)) {
+                eprintln!("ringlab: could not save {}: {e}", saved.display());
+            }
             if a.common.json {
-                let doc = json!({
-                    "models": mresults,
-                    "proofs": proofs_json(&presults),
-                    "mutants": mutants_json(&uresults),
-                    "ok": ok,
-                });
-                println!("{}", serde_json::to_string_pretty(&doc).unwrap());
+                println!("{text}");
             } else {
                 println!("== TLC models");
                 check::print_table(&mresults);
@@ -205,6 +210,7 @@ fn run(cli: Cli) -> Result<bool, String> {
                     uresults.iter().filter(|r| r.ok()).count(),
                     uresults.len()
                 );
+                println!("report: {}", saved.display());
                 closing("verify", &flags);
             }
             Ok(ok)

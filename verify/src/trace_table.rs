@@ -8,13 +8,19 @@ use crate::tlc::{LoopEnd, TraceState};
 /// The xsk ring's counters, shown as columns when the trace has them.
 const RING_COLUMNS: &[&str] = &["prod", "cons", "pProd", "pCons", "pWr", "cProd", "cCons", "cRd", "cEnd"];
 
-pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>) -> String {
+/// `never` is the entry value of a slot never stored into (the spec's
+/// `Never`, 2^IdxBits), shown as `-`.
+pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Option<u64>) -> String {
     let mut out = String::new();
+    let ring = trace.first().is_some_and(|s| value(s, "slot").is_some() && value(s, "own").is_some());
     let has = |v: &str| trace.first().is_some_and(|s| s.vars.iter().any(|(n, _)| n == v));
     let cols: Vec<&str> = RING_COLUMNS.iter().copied().filter(|c| has(c)).collect();
     let _ = write!(out, "{:>3}  {:<18}", "#", "action");
     for c in &cols {
         let _ = write!(out, " {c:>5}");
+    }
+    if ring {
+        let _ = write!(out, "  {:<14}", "slots");
     }
     let _ = writeln!(out, "  changed");
     let mut prev: Option<&TraceState> = None;
@@ -26,9 +32,12 @@ pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>) -> String {
             let cell = if changed { format!("{v}*") } else { v.to_string() };
             let _ = write!(out, " {cell:>5}");
         }
+        if ring {
+            let _ = write!(out, "  {:<14}", slots(s, never));
+        }
         let mut changed = Vec::new();
         for (name, v) in &s.vars {
-            if cols.contains(&name.as_str()) {
+            if cols.contains(&name.as_str()) || (ring && (name == "slot" || name == "own")) {
                 continue;
             }
             match prev.and_then(|p| value(p, name)) {
@@ -52,7 +61,55 @@ pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>) -> String {
     if prev.is_some() {
         let _ = writeln!(out, "  (* = changed by that step)");
     }
+    if ring {
+        let _ = writeln!(
+            out,
+            "  slots: position stored in each slot, then its owner: f free, w written, p published, r read, X clobbered; - never stored"
+        );
+    }
     out
+}
+
+/// The xsk ring's slots as `[pos+owner ...]`, e.g. `[5p 2r]`.
+fn slots(s: &TraceState, never: Option<u64>) -> String {
+    let (Some(slot), Some(own)) = (value(s, "slot"), value(s, "own")) else {
+        return String::new();
+    };
+    let entries = fun_values(slot);
+    let owners = fun_values(own);
+    let cells: Vec<String> = entries
+        .iter()
+        .zip(owners.iter())
+        .map(|(e, o)| {
+            let o = o.trim_matches('"');
+            let letter = match o {
+                "free" => "f",
+                "written" => "w",
+                "published" => "p",
+                "read" => "r",
+                "clobbered" => "X",
+                _ => "?",
+            };
+            let idx = e
+                .split("idx |-> ")
+                .nth(1)
+                .and_then(|r| r.split([',', ']']).next())
+                .unwrap_or("?");
+            let invalid = e.contains("ok |-> FALSE");
+            let shown = if idx.parse::<u64>().ok() == never { "-".to_string() } else { idx.to_string() };
+            format!("{shown}{letter}{}", if invalid { "!" } else { "" })
+        })
+        .collect();
+    format!("[{}]", cells.join(" "))
+}
+
+/// The values of a TLC function `(0 :> a @@ 1 :> b)`, in order.
+fn fun_values(v: &str) -> Vec<String> {
+    let inner = v.trim().trim_start_matches('(').trim_end_matches(')');
+    inner
+        .split(" @@ ")
+        .map(|kv| kv.split_once(" :> ").map(|(_, x)| x.trim().to_string()).unwrap_or_default())
+        .collect()
 }
 
 fn value<'a>(s: &'a TraceState, name: &str) -> Option<&'a str> {
@@ -95,7 +152,7 @@ mod tests {
             st(1, "Initial predicate", &[("prod", "0"), ("cons", "0"), ("own", "(0 :> \"free\")")]),
             st(2, "ProdSubmit", &[("prod", "1"), ("cons", "0"), ("own", "(0 :> \"published\")")]),
         ];
-        let s = render(&t, Some(&LoopEnd::Stuttering));
+        let s = render(&t, Some(&LoopEnd::Stuttering), None);
         assert!(s.contains("ProdSubmit"), "{s}");
         assert!(s.contains("1*"), "{s}");
         assert!(s.contains("own = [0: \"published\"]"), "{s}");

@@ -163,10 +163,13 @@ mod tests {
         let c = cfg(Side::User);
         let s = State::init(&c, 0).prod_reserve(&c, 2).unwrap();
         assert_eq!(s.p_prod, 2);
+        assert!(s.prod_reserve(&c, 1).is_none(), "reserved entries not yet stored");
+        let s = s.prod_write(&c, true).unwrap().prod_write(&c, true).unwrap();
         let t = s.prod_reserve(&c, 1).unwrap();
         assert_eq!((t.p_prod, t.p_cons), (2, 2), "ring full: nothing reserved");
         let partial = Config { mutant: Mutant::ReservePartial, ..c.clone() };
-        let u = State::init(&c, 0).prod_reserve(&c, 1).unwrap();
+        let u = State::init(&c, 0).prod_reserve(&c, 1).unwrap().prod_write(&c, true).unwrap();
+        assert!(u.prod_reserve(&c, 2).unwrap() == u, "one free: all or nothing");
         assert_eq!(u.prod_reserve(&partial, 2).unwrap().p_prod, 3);
     }
 
@@ -175,6 +178,7 @@ mod tests {
         let c = cfg(Side::Kernel);
         let s = State::init(&c, 7).prod_reserve(&c, 1).unwrap();
         assert_eq!(s.p_prod, 0);
+        let s = s.prod_write(&c, true).unwrap();
         assert_eq!(s.prod_reserve(&c, 2).unwrap().p_prod, 1);
     }
 

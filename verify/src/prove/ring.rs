@@ -35,6 +35,15 @@ impl Builder {
         v
     }
 
+    /// A u32 variable written as `anchor + offset` with a fresh offset. Since
+    /// `offset -> anchor + offset` is a bijection on u32 this still ranges over
+    /// every value; it only lets the word-level simplifier cancel `anchor`.
+    pub fn var_from(&mut self, name: &str, anchor: &BV) -> BV {
+        let v = anchor.bvadd(BV::new_const(format!("{name}-off"), W));
+        self.free.push((name.to_string(), v.clone()));
+        v
+    }
+
     pub fn assume(&mut self, b: Bool) {
         self.hyp.push(b);
     }
@@ -125,19 +134,22 @@ impl Ring {
     /// Fresh variables for every word, without any assumption.
     pub fn fresh(b: &mut Builder, pair: Pair) -> Ring {
         let (p, q) = Self::prefixes(pair);
+        let size = b.var("size");
+        let consumer = b.var("consumer");
+        let producer = b.var_from("producer", &consumer);
         Ring {
             pair,
-            size: b.var("size"),
-            producer: b.var("producer"),
-            consumer: b.var("consumer"),
             prod: Side {
-                cached_prod: b.var(&format!("{p}.cached_prod")),
-                cached_cons: b.var(&format!("{p}.cached_cons")),
+                cached_prod: b.var_from(&format!("{p}.cached_prod"), &consumer),
+                cached_cons: b.var_from(&format!("{p}.cached_cons"), &consumer),
             },
             cons: Side {
-                cached_prod: b.var(&format!("{q}.cached_prod")),
-                cached_cons: b.var(&format!("{q}.cached_cons")),
+                cached_prod: b.var_from(&format!("{q}.cached_prod"), &consumer),
+                cached_cons: b.var_from(&format!("{q}.cached_cons"), &consumer),
             },
+            size,
+            producer,
+            consumer,
         }
     }
 

@@ -1,0 +1,1 @@
+//! Explicit-state breadth-first search of the model, as TLC does it.

@@ -1,0 +1,1 @@
+//! Replay of TLC behaviours in the model.

@@ -1,0 +1,50 @@
+//! TLA+ values, states and behaviours in the syntax TLC prints them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+mod lexer;
+mod parser;
+mod trace;
+mod value;
+
+pub use parser::{parse_state, parse_value};
+pub use trace::{parse_tlc_trace, parse_trace_module, TraceStep};
+pub use value::Value;
+
+/// A state: each variable's value.
+pub type Vars = BTreeMap<String, Value>;
+
+/// A syntax error at a 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}: {}", self.line, self.col, self.msg)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Print a state as TLC does, one `/\ var = value` line per variable.
+pub fn format_state(vars: &Vars) -> String {
+    vars.iter().map(|(k, v)| format!("/\\ {k} = {v}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_state_parses_back() {
+        let vars = parse_state("/\\ b = <<1>>\n/\\ a = [x |-> \"y\"]").unwrap();
+        let text = format_state(&vars);
+        assert_eq!(text, "/\\ a = [x |-> \"y\"]\n/\\ b = <<1>>\n");
+        assert_eq!(parse_state(&text).unwrap(), vars);
+    }
+}

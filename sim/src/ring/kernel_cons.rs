@@ -1,0 +1,263 @@
+//! The kernel as consumer (fill and tx rings): the consumer half of
+//! `net/xdp/xsk_queue.h` (linux 6.12).
+
+use super::RingMem;
+use crate::idx::{add, sub, within};
+use crate::sync::Ordering::{Acquire, Relaxed, Release};
+
+/// `struct xsk_tx_batch` for single-buffer descriptors: `tx_descs` valid
+/// entries, then `reclaim_descs` (0 or 1) invalid one that ended the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TxBatch {
+    pub tx_descs: u32,
+    pub reclaim_descs: u32,
+}
+
+/// `struct xsk_queue` as a consumer: `cached_cons` is the next position to
+/// read and is published to `->consumer` only by [`KernelCons::publish`].
+#[derive(Debug)]
+pub struct KernelCons<R: RingMem> {
+    ring: R,
+    cached_prod: u32,
+    cached_cons: u32,
+}
+
+impl<R: RingMem> KernelCons<R> {
+    /// Take the consumer side of `ring`, caching both counters.
+    ///
+    /// # Safety
+    ///
+    /// No other consumer handle exists for this ring, and its producer
+    /// follows the ring protocol (it stores only into slots it reserved).
+    pub unsafe fn new(ring: R) -> Self {
+        // Relaxed: the ring is idle or ours; the first peek refreshes with C.
+        let cached_prod = ring.producer().load(Relaxed);
+        let cached_cons = ring.consumer().load(Relaxed);
+        Self { ring, cached_prod, cached_cons }
+    }
+
+    pub fn ring(&self) -> &R {
+        &self.ring
+    }
+    pub fn cached_prod(&self) -> u32 {
+        self.cached_prod
+    }
+    pub fn cached_cons(&self) -> u32 {
+        self.cached_cons
+    }
+
+    /// Spec: ConsPublish. Kernel: __xskq_cons_release(). Store of
+    /// `->consumer` is barrier D (Release, pairs with A): every entry load
+    /// before it is done before the producer may reuse the slot.
+    pub fn publish(&self) {
+        // mutant-cons-no-publish: ->consumer is never stored.
+        if cfg!(feature = "mutant-cons-no-publish") {
+            return;
+        }
+        debug_assert!(sub(self.cached_cons, self.ring.consumer().load(Relaxed)) <= self.ring.size());
+        // mutant-barrier-d: the store of ->consumer loses its release (D).
+        let d = if cfg!(feature = "mutant-barrier-d") { Relaxed } else { Release };
+        self.ring.consumer().store(self.cached_cons, d);
+    }
+
+    /// Kernel: __xskq_cons_peek(). Load of `->producer` is barrier C
+    /// (Acquire, pairs with B): no entry load is done before it.
+    fn refresh(&mut self) {
+        // mutant-xsk-rmb: the refresh loses its acquire (C), the barrier added by
+        // "xsk: add missing memory barrier in xskq_has_addrs()" (2019).
+        let c = if cfg!(feature = "mutant-xsk-rmb") { Relaxed } else { Acquire };
+        self.cached_prod = self.ring.producer().load(c);
+        let avail = sub(self.cached_prod, self.cached_cons);
+        assert!(avail <= self.ring.size(), "kernel consumer: ->producer {} is {avail} past cached_cons {}", self.cached_prod, self.cached_cons);
+    }
+
+    /// Kernel: xskq_cons_get_entries(): publish (D), then refresh (C).
+    pub fn get_entries(&mut self) {
+        self.publish();
+        self.refresh();
+    }
+
+    /// Spec: ConsPeekBatch. Kernel: xskq_cons_nb_entries(): re-reads
+    /// `->producer` (C) only when fewer than `max` entries are cached.
+    pub fn nb_entries(&mut self, max: u32) -> u32 {
+        let entries = sub(self.cached_prod, self.cached_cons);
+        if entries >= max {
+            return max;
+        }
+        self.refresh();
+        sub(self.cached_prod, self.cached_cons).min(max)
+    }
+
+    /// Spec: ConsPeek. Kernel: the first half of xskq_cons_peek_addr_unchecked()
+    /// and xskq_cons_peek_desc(): with an empty cache, publish (D) and
+    /// refresh (C). True if the entry at `cached_cons` may be read.
+    pub fn peek(&mut self) -> bool {
+        if self.cached_prod == self.cached_cons {
+            self.get_entries();
+        }
+        self.cached_cons != self.cached_prod
+    }
+
+    /// Spec: ConsRead. Kernel: the entry load of xskq_cons_read_desc(),
+    /// __xskq_cons_read_addr_unchecked() and xskq_cons_read_desc_batch().
+    pub fn read(&self, pos: u32) -> R::Entry {
+        assert!(
+            within(pos, self.cached_cons, self.cached_prod),
+            "kernel consumer: load of {pos} outside the peeked [{}, {})",
+            self.cached_cons,
+            self.cached_prod
+        );
+        // Safety: pos is published (C saw it) and not released.
+        unsafe { self.ring.read(pos) }
+    }
+
+    /// Spec: ConsPeek + ConsRead. Kernel: xskq_cons_peek_addr_unchecked() /
+    /// xskq_cons_peek_desc() without the validation.
+    pub fn peek_entry(&mut self) -> Option<R::Entry> {
+        self.peek().then(|| self.read(self.cached_cons))
+    }
+
+    /// Spec: ConsRelease of one entry. Kernel: xskq_cons_release().
+    /// Local only; [`KernelCons::publish`] makes it visible.
+    pub fn release(&mut self) {
+        self.release_n(1);
+    }
+
+    /// Spec: ConsRelease. Kernel: xskq_cons_release_n().
+    pub fn release_n(&mut self, n: u32) {
+        let peeked = sub(self.cached_prod, self.cached_cons);
+        assert!(n <= peeked, "kernel consumer: release {n} with {peeked} peeked");
+        self.cached_cons = add(self.cached_cons, n);
+    }
+
+    /// Spec: ConsRelease after a batch of `examined` entries of which `valid`
+    /// were valid. Kernel: the release ending xskq_cons_read_desc_batch():
+    /// "Release valid plus any invalid entries".
+    pub fn release_examined(&mut self, examined: u32, valid: u32) {
+        assert!(valid <= examined, "kernel consumer: {valid} valid of {examined} examined");
+        // mutant-batch-release-count: only the valid are released ("xsk: Fix
+        // handling of invalid descriptors in XSK TX batching API", 2022).
+        let n = if cfg!(feature = "mutant-batch-release-count") { valid } else { examined };
+        self.release_n(n);
+    }
+
+    /// Kernel: xskq_cons_cancel_n(): un-read `n` released, unpublished entries.
+    pub fn cancel_n(&mut self, n: u32) {
+        debug_assert!(n <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)), "kernel consumer: cancel {n} beyond the unpublished");
+        assert!(n <= self.ring.size(), "kernel consumer: cancel {n} beyond the ring");
+        self.cached_cons = sub(self.cached_cons, n);
+    }
+
+    /// Kernel: xskq_cons_read_desc_batch() for single-buffer descriptors:
+    /// load up to `max` cached entries into `out`, stop after the first
+    /// invalid one (the drain path), and release all examined. Size the batch
+    /// with [`KernelCons::nb_entries`] first, as xsk_tx_peek_release_desc_batch()
+    /// does. Entries are appended to `out`, the invalid one included.
+    pub fn read_desc_batch(&mut self, max: u32, out: &mut Vec<R::Entry>, mut validate: impl FnMut(&R::Entry) -> bool) -> TxBatch {
+        let mut batch = TxBatch::default();
+        let mut pos = self.cached_cons;
+        let mut examined = 0;
+        while pos != self.cached_prod && examined < max {
+            let e = self.read(pos);
+            out.push(e);
+            pos = add(pos, 1);
+            examined += 1;
+            if !validate(&e) {
+                batch.reclaim_descs = 1;
+                break;
+            }
+            batch.tx_descs += 1;
+        }
+        self.release_examined(examined, batch.tx_descs);
+        batch
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ring::{Ring, XdpDesc};
+
+    fn cons(size: u32, start: u32) -> KernelCons<Ring<XdpDesc>> {
+        unsafe { KernelCons::new(Ring::new(size, start, XdpDesc::default()).unwrap()) }
+    }
+
+    fn put(c: &KernelCons<Ring<XdpDesc>>, pos: u32, len: u32) {
+        unsafe { c.ring().write(pos, XdpDesc { addr: pos as u64, len, options: 0 }) };
+        c.ring().producer().store(add(pos, 1), Release);
+    }
+
+    #[cfg(not(feature = "mutant-cons-no-publish"))]
+    #[test]
+    fn peek_publishes_then_refreshes_only_when_empty() {
+        let mut c = cons(4, u32::MAX);
+        assert!(!c.peek());
+        put(&c, u32::MAX, 1);
+        assert!(c.peek());
+        assert_eq!(c.peek_entry().unwrap().addr, u32::MAX as u64);
+        c.release();
+        put(&c, 0, 1);
+        // cache empty: the peek publishes the release, then sees position 0
+        assert_eq!(c.ring().consumer().load(Relaxed), u32::MAX);
+        assert!(c.peek());
+        assert_eq!(c.ring().consumer().load(Relaxed), 0);
+        assert_eq!(c.read(0).addr, 0);
+    }
+
+    #[test]
+    fn nb_entries_refreshes_only_when_short() {
+        let mut c = cons(4, 0);
+        put(&c, 0, 1);
+        put(&c, 1, 1);
+        assert_eq!(c.nb_entries(1), 1);
+        assert_eq!(c.nb_entries(1), 1);
+        put(&c, 2, 1);
+        assert_eq!(c.cached_prod(), 2);
+        assert_eq!(c.nb_entries(2), 2);
+        assert_eq!(c.cached_prod(), 2);
+        assert_eq!(c.nb_entries(4), 3);
+    }
+
+    #[cfg(not(feature = "mutant-batch-release-count"))]
+    #[test]
+    fn batch_stops_after_an_invalid_desc_and_releases_it_too() {
+        let mut c = cons(4, u32::MAX - 1);
+        for (i, len) in [1, 0, 1].into_iter().enumerate() {
+            put(&c, add(u32::MAX - 1, i as u32), len);
+        }
+        assert_eq!(c.nb_entries(4), 3);
+        let mut out = Vec::new();
+        let b = c.read_desc_batch(3, &mut out, XdpDesc::is_valid);
+        assert_eq!(b, TxBatch { tx_descs: 1, reclaim_descs: 1 });
+        assert_eq!(out.len(), 2);
+        assert_eq!(c.cached_cons(), 0);
+        let b = c.read_desc_batch(3, &mut out, XdpDesc::is_valid);
+        assert_eq!(b, TxBatch { tx_descs: 1, reclaim_descs: 0 });
+        assert_eq!(c.cached_cons(), 1);
+    }
+
+    #[cfg(feature = "mutant-batch-release-count")]
+    #[test]
+    fn mutant_leaves_the_invalid_desc_unreleased() {
+        let mut c = cons(4, 0);
+        put(&c, 0, 0);
+        c.nb_entries(1);
+        let b = c.read_desc_batch(1, &mut Vec::new(), XdpDesc::is_valid);
+        assert_eq!(b.reclaim_descs, 1);
+        assert_eq!(c.cached_cons(), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "release 1 with 0 peeked")]
+    fn release_beyond_peek_is_caught() {
+        let mut c = cons(2, 0);
+        c.release();
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the peeked")]
+    fn load_outside_peek_is_caught() {
+        let c = cons(2, 0);
+        c.read(0);
+    }
+}

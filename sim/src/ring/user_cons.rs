@@ -1,0 +1,130 @@
+//! The application as consumer (rx and completion rings): libxdp's
+//! `struct xsk_ring_cons` and its inline functions in `xdp/xsk.h`.
+
+use super::RingMem;
+use crate::idx::{add, sub};
+use crate::sync::Ordering::{Acquire, Relaxed, Release};
+
+/// `struct xsk_ring_cons`: `cached_cons` moves at peek (it is the end of
+/// the peeked positions); `->consumer` moves at release.
+#[derive(Debug)]
+pub struct UserCons<R: RingMem> {
+    ring: R,
+    cached_prod: u32,
+    cached_cons: u32,
+}
+
+impl<R: RingMem> UserCons<R> {
+    /// Take the consumer side of `ring`.
+    ///
+    /// # Safety
+    ///
+    /// No other consumer handle exists for this ring, and its producer
+    /// follows the ring protocol (it stores only into slots it reserved).
+    pub unsafe fn new(ring: R) -> Self {
+        // Relaxed: libxdp reads both plainly at setup.
+        let cached_prod = ring.producer().load(Relaxed);
+        let cached_cons = ring.consumer().load(Relaxed);
+        Self { ring, cached_prod, cached_cons }
+    }
+
+    pub fn ring(&self) -> &R {
+        &self.ring
+    }
+    pub fn cached_prod(&self) -> u32 {
+        self.cached_prod
+    }
+    pub fn cached_cons(&self) -> u32 {
+        self.cached_cons
+    }
+
+    /// Spec: ConsPeek (the refresh). libxdp: xsk_cons_nb_avail(): re-reads
+    /// `->producer` only when nothing is cached. That load is barrier C
+    /// (Acquire, pairs with B).
+    pub fn nb_avail(&mut self, nb: u32) -> u32 {
+        let mut entries = sub(self.cached_prod, self.cached_cons);
+        if entries == 0 {
+            self.cached_prod = self.ring.producer().load(Acquire);
+            entries = sub(self.cached_prod, self.cached_cons);
+            let size = self.ring.size();
+            assert!(entries <= size, "user consumer: ->producer {} is {entries} past cached_cons {}", self.cached_prod, self.cached_cons);
+        }
+        entries.min(nb)
+    }
+
+    /// Spec: ConsPeek. libxdp: xsk_ring_cons__peek(): up to `nb` entries
+    /// from the returned position; `cached_cons` moves past them.
+    pub fn peek(&mut self, nb: u32) -> (u32, u32) {
+        let n = self.nb_avail(nb);
+        let idx = self.cached_cons;
+        if n > 0 {
+            self.cached_cons = add(self.cached_cons, n);
+        }
+        (n, idx)
+    }
+
+    /// Spec: ConsRead. libxdp: the load through xsk_ring_cons__comp_addr()
+    /// or xsk_ring_cons__rx_desc(), for a peeked position.
+    pub fn read(&self, idx: u32) -> R::Entry {
+        assert!(
+            sub(self.cached_cons, idx).wrapping_sub(1) < self.ring.size(),
+            "user consumer: load of {idx}, not among the peeked before {}",
+            self.cached_cons
+        );
+        // Safety: idx is peeked (C saw it published) and not released.
+        unsafe { self.ring.read(idx) }
+    }
+
+    /// Spec: ConsRelease. libxdp: xsk_ring_cons__release(): `->consumer + nb`.
+    /// The store is barrier D (Release, pairs with A): the entry loads are
+    /// done before the producer may reuse their slots.
+    pub fn release(&self, nb: u32) {
+        // Relaxed: our own counter; only we store it.
+        let cons = self.ring.consumer().load(Relaxed);
+        let peeked = sub(self.cached_cons, cons);
+        assert!(nb <= peeked, "user consumer: release {nb} with {peeked} peeked");
+        // mutant-barrier-d: the store of ->consumer loses its release (D).
+        let d = if cfg!(feature = "mutant-barrier-d") { Relaxed } else { Release };
+        self.ring.consumer().store(add(cons, nb), d);
+    }
+
+    /// libxdp: xsk_ring_cons__cancel(): un-peek `nb` unreleased entries.
+    pub fn cancel(&mut self, nb: u32) {
+        debug_assert!(nb <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)), "user consumer: cancel {nb} beyond the peeked");
+        assert!(nb <= self.ring.size(), "user consumer: cancel {nb} beyond the ring");
+        self.cached_cons = sub(self.cached_cons, nb);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ring::Ring;
+
+    fn cons(size: u32, start: u32) -> UserCons<Ring<u64>> {
+        unsafe { UserCons::new(Ring::new(size, start, 0).unwrap()) }
+    }
+
+    #[test]
+    fn peek_refreshes_only_when_nothing_is_cached() {
+        let mut c = cons(4, u32::MAX);
+        assert_eq!(c.peek(2), (0, u32::MAX));
+        unsafe { c.ring().write(u32::MAX, 7) };
+        c.ring().producer().store(0, Release);
+        assert_eq!(c.peek(2), (1, u32::MAX));
+        assert_eq!(c.read(u32::MAX), 7);
+        c.ring().producer().store(2, Release);
+        assert_eq!(c.peek(4), (2, 0));
+        c.cancel(1);
+        assert_eq!(c.peek(4), (1, 1));
+        c.release(3);
+        assert_eq!(c.ring().consumer().load(Relaxed), 2);
+        assert_eq!(c.peek(4), (0, 2));
+    }
+
+    #[test]
+    #[should_panic(expected = "release 1 with 0 peeked")]
+    fn release_beyond_peek_is_caught() {
+        cons(2, 0).release(1);
+    }
+}

@@ -1,0 +1,146 @@
+//! The application as producer (fill and tx rings): libxdp's
+//! `struct xsk_ring_prod` and its inline functions in `xdp/xsk.h`.
+
+use super::RingMem;
+use crate::idx::{add, sub, within};
+use crate::sync::Ordering::{Acquire, Relaxed, Release};
+
+/// `struct xsk_ring_prod`: `cached_prod` is the next position to reserve;
+/// `cached_cons` is the last seen `->consumer` plus `size`, so that
+/// `cached_cons - cached_prod` is the free count.
+#[derive(Debug)]
+pub struct UserProd<R: RingMem> {
+    ring: R,
+    cached_prod: u32,
+    cached_cons: u32,
+}
+
+impl<R: RingMem> UserProd<R> {
+    /// Take the producer side of `ring` (as xsk_socket__create() sets up
+    /// the fill and tx rings).
+    ///
+    /// # Safety
+    ///
+    /// No other producer handle exists for this ring, and its consumer
+    /// follows the ring protocol (it touches only slots it has peeked).
+    pub unsafe fn new(ring: R) -> Self {
+        // Relaxed: libxdp reads both plainly at setup.
+        let cached_prod = ring.producer().load(Relaxed);
+        let cached_cons = add(ring.consumer().load(Relaxed), ring.size());
+        Self { ring, cached_prod, cached_cons }
+    }
+
+    pub fn ring(&self) -> &R {
+        &self.ring
+    }
+    pub fn cached_prod(&self) -> u32 {
+        self.cached_prod
+    }
+    pub fn cached_cons(&self) -> u32 {
+        self.cached_cons
+    }
+
+    /// Spec: ProdReserve (the refresh). libxdp: xsk_prod_nb_free(). Returns
+    /// all free entries, re-reading `->consumer` only when fewer than `nb`
+    /// are cached. That load is barrier A (Acquire, pairs with D).
+    pub fn nb_free(&mut self, nb: u32) -> u32 {
+        let free = sub(self.cached_cons, self.cached_prod);
+        if free >= nb {
+            return free;
+        }
+        // mutant-barrier-a: the load of ->consumer loses its ordering (A).
+        let a = if cfg!(feature = "mutant-barrier-a") { Relaxed } else { Acquire };
+        let size = self.ring.size();
+        self.cached_cons = add(self.ring.consumer().load(a), size);
+        let free = sub(self.cached_cons, self.cached_prod);
+        assert!(free <= size, "user producer: reserved up to {} past ->consumer {}", self.cached_prod, sub(self.cached_cons, size));
+        free
+    }
+
+    /// Spec: ProdReserve. libxdp: xsk_ring_prod__reserve(): all `nb` or
+    /// none; returns the first reserved position.
+    pub fn reserve(&mut self, nb: u32) -> Option<u32> {
+        let free = self.nb_free(nb);
+        // mutant-reserve-partial: grants nb though only 0 < free < nb are free.
+        let ok = if cfg!(feature = "mutant-reserve-partial") { free > 0 || nb == 0 } else { free >= nb };
+        if !ok {
+            return None;
+        }
+        let idx = self.cached_prod;
+        self.cached_prod = add(self.cached_prod, nb);
+        // Reserved and unconsumed entries never exceed the ring.
+        let left = sub(self.cached_cons, self.cached_prod);
+        assert!(left <= self.ring.size(), "user producer: reserved {nb} with {free} free");
+        Some(idx)
+    }
+
+    /// Spec: ProdWrite. libxdp: the store through xsk_ring_prod__fill_addr()
+    /// or xsk_ring_prod__tx_desc(), for a reserved position. Ordered after
+    /// the load of A by [`UserProd::nb_free`].
+    pub fn write(&self, idx: u32, entry: R::Entry) {
+        assert!(
+            sub(self.cached_prod, idx).wrapping_sub(1) < self.ring.size(),
+            "user producer: store to {idx}, not among the reserved before {}",
+            self.cached_prod
+        );
+        debug_assert!(within(idx, self.ring.producer().load(Relaxed), self.cached_prod));
+        // Safety: idx is reserved and not submitted.
+        unsafe { self.ring.write(idx, entry) }
+    }
+
+    /// Spec: ProdSubmit. libxdp: xsk_ring_prod__submit(): `->producer + nb`.
+    /// The store is barrier B (Release, pairs with C).
+    pub fn submit(&self, nb: u32) {
+        // Relaxed: our own counter; only we store it.
+        let prod = self.ring.producer().load(Relaxed);
+        let reserved = sub(self.cached_prod, prod);
+        assert!(nb <= reserved, "user producer: submit {nb} with {reserved} reserved");
+        // mutant-barrier-b: the store of ->producer loses its release (B).
+        let b = if cfg!(feature = "mutant-barrier-b") { Relaxed } else { Release };
+        self.ring.producer().store(add(prod, nb), b);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ring::Ring;
+
+    fn prod(size: u32, start: u32) -> UserProd<Ring<u64>> {
+        unsafe { UserProd::new(Ring::new(size, start, 0).unwrap()) }
+    }
+
+    #[cfg(not(feature = "mutant-reserve-partial"))]
+    #[test]
+    fn reserve_is_all_or_nothing_and_offsets_cached_cons() {
+        let mut p = prod(4, u32::MAX - 2);
+        assert_eq!(p.cached_cons(), 1);
+        assert_eq!(p.reserve(3), Some(u32::MAX - 2));
+        assert_eq!(p.reserve(2), None);
+        assert_eq!(p.reserve(1), Some(0));
+        assert_eq!(p.nb_free(1), 0);
+        for i in 0..4 {
+            p.write(add(u32::MAX - 2, i), i as u64);
+        }
+        p.submit(4);
+        assert_eq!(p.ring().producer().load(Relaxed), 1);
+        p.ring().consumer().store(u32::MAX, Relaxed);
+        assert_eq!(p.nb_free(2), 2);
+        assert_eq!(p.cached_cons(), 3);
+    }
+
+    #[cfg(feature = "mutant-reserve-partial")]
+    #[test]
+    #[should_panic(expected = "user producer: reserved 2 with 1 free")]
+    fn mutant_reserves_beyond_the_free() {
+        let mut p = prod(2, 0);
+        p.reserve(1);
+        p.reserve(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "submit 1 with 0 reserved")]
+    fn submit_beyond_reserved_is_caught() {
+        prod(2, 0).submit(1);
+    }
+}
