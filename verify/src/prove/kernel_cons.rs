@@ -1,71 +1,79 @@
 //! Kernel consumer (struct xsk_queue, fill and tx rings), run against a
 //! libxdp producer: every step must keep the two-sided invariant.
 
-use super::ring::{all, d, le, umin, Builder, Pair, Ring, Vc};
+use super::ring::{d, inv_and, le, on_all, umin, Branch, Builder, Pair, Ring};
 use super::{proved, Entry};
 use z3::ast::{Bool, BV};
 
-/// `xskq_cons_nb_entries`: refreshes `cached_prod` only when short.
-/// Returns the new state, the result and whether it refreshed.
-pub fn nb_entries(r: &Ring, max: &BV) -> (Ring, BV, Bool) {
-    let short = d(&r.cons.cached_prod, &r.cons.cached_cons).bvult(max);
-    let mut post = r.clone();
-    post.cons.cached_prod = short.ite(&r.producer, &r.cons.cached_prod);
-    let entries = d(&post.cons.cached_prod, &r.cons.cached_cons);
-    let res = short.ite(&umin(&entries, max), max);
-    (post, res, short)
+/// `xskq_cons_nb_entries`: refreshes `cached_prod` only when short
+/// (paths `cached` and `refresh`).
+pub fn nb_entries(br: &Branch, max: &BV) -> Vec<Branch> {
+    let r = &br.post;
+    let entries = |q: &Ring| d(&q.cons.cached_prod, &q.cons.cached_cons);
+    let (mut refresh, mut cached) = br.split(entries(r).bvult(max), "refresh", "cached");
+    cached.res = Some(max.clone());
+    refresh.post.cons.cached_prod = r.producer.clone();
+    refresh.res = Some(umin(&entries(&refresh.post), max));
+    vec![cached, refresh]
 }
 
-fn nb_entries_exact() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn nb_entries_exact(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let max = b.var("max");
-    let (post, res, refreshed) = nb_entries(&r, &max);
-    b.show_post(&r, &post);
-    b.show("result", &res);
+    let bs = nb_entries(&Branch::start(&r), &max);
+    b.show_branches(&r, &bs);
     let published = d(&r.producer, &r.cons.cached_cons);
-    b.prove(all(&[
-        post.inv(),
-        le(&res, &max),
-        // never hands out an unpublished entry
-        le(&res, &published),
-        le(&d(&(&r.cons.cached_cons + &res), &r.consumer), &d(&r.producer, &r.consumer)),
-        refreshed.implies(res.eq(umin(&published, &max))),
-        refreshed.not().implies(res.eq(&max)),
-    ]))
+    on_all(b, &bs, |p| {
+        let res = p.res();
+        let exact = if p.took("refresh") {
+            umin(&published, &max)
+        } else {
+            max.clone()
+        };
+        inv_and(
+            &p.post,
+            [
+                le(&res, &max),
+                // never hands out an unpublished entry
+                le(&res, &published),
+                le(
+                    &d(&(&r.cons.cached_cons + &res), &r.consumer),
+                    &d(&r.producer, &r.consumer),
+                ),
+                res.eq(&exact),
+            ],
+        )
+    })
 }
 
-fn release_n() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn release_n(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let n = b.var("n");
     b.assume(le(&n, &d(&r.cons.cached_prod, &r.cons.cached_cons)));
     let mut post = r.clone();
     post.cons.cached_cons = &r.cons.cached_cons + &n;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
-fn release() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn release(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let mut publish = r.clone();
     publish.consumer = r.cons.cached_cons.clone();
     let mut get_entries = publish.clone();
     get_entries.cons.cached_prod = r.producer.clone();
     b.show_post(&r, &get_entries);
-    b.prove(all(&[publish.inv(), get_entries.inv()]))
+    [publish.inv_parts(), get_entries.inv_parts()].concat()
 }
 
-fn cancel() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn cancel(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let n = b.var("n");
     b.assume(le(&n, &d(&r.cons.cached_cons, &r.consumer)));
     let mut post = r.clone();
     post.cons.cached_cons = &r.cons.cached_cons - &n;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
 pub fn entries() -> Vec<Entry> {

@@ -1,69 +1,89 @@
 //! Kernel producer (struct xsk_queue, rx and completion rings), run against
 //! a libxdp consumer: every step must keep the two-sided invariant.
 
-use super::ring::{all, c, d, le, umin, Builder, Pair, Ring, Vc};
+use super::ring::{c, d, inv_and, le, on_all, umin, Branch, Builder, Pair, Ring};
 use super::{proved, Entry};
 use z3::ast::{Bool, BV};
 
-/// `xskq_prod_nb_free`: refreshes `cached_cons` only when short.
-/// Returns the new state, the result and whether it refreshed.
-pub fn nb_free(r: &Ring, max: &BV) -> (Ring, BV, Bool) {
-    let free = |cc: &BV| r.size.bvsub(d(&r.prod.cached_prod, cc));
-    let short = free(&r.prod.cached_cons).bvult(max);
-    let mut post = r.clone();
-    post.prod.cached_cons = short.ite(&r.consumer, &r.prod.cached_cons);
-    let refreshed = free(&post.prod.cached_cons);
-    let res = short.ite(&umin(&refreshed, max), max);
-    (post, res, short)
+/// `xskq_prod_nb_free`: refreshes `cached_cons` only when short
+/// (paths `cached` and `refresh`).
+pub fn nb_free(br: &Branch, max: &BV) -> Vec<Branch> {
+    let r = &br.post;
+    let free = |q: &Ring| q.size.bvsub(d(&q.prod.cached_prod, &q.prod.cached_cons));
+    let (mut refresh, mut cached) = br.split(free(r).bvult(max), "refresh", "cached");
+    cached.res = Some(max.clone());
+    refresh.post.prod.cached_cons = r.consumer.clone();
+    refresh.res = Some(umin(&free(&refresh.post), max));
+    vec![cached, refresh]
 }
 
-fn nb_free_exact() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+/// `xskq_prod_reserve` (paths `ok` and `enospc`).
+pub fn reserve(r: &Ring) -> Vec<Branch> {
+    nb_free(&Branch::start(r), &c(1))
+        .iter()
+        .flat_map(|b| {
+            let (mut ok, enospc) = b.split(b.res().eq(c(0)).not(), "ok", "enospc");
+            ok.post.prod.cached_prod = &ok.post.prod.cached_prod + c(1);
+            [ok, enospc]
+        })
+        .collect()
+}
+
+fn nb_free_exact(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let max = b.var("max");
-    let (post, res, refreshed) = nb_free(&r, &max);
-    b.show_post(&r, &post);
-    b.show("result", &res);
+    let bs = nb_free(&Branch::start(&r), &max);
+    b.show_branches(&r, &bs);
     let real = r.real_free();
-    b.prove(all(&[
-        post.inv(),
-        le(&res, &max),
-        le(&res, &real),
-        le(&real, &r.size),
-        refreshed.implies(res.eq(umin(&real, &max))),
-        refreshed.not().implies(res.eq(&max)),
-    ]))
+    on_all(b, &bs, |p| {
+        let res = p.res();
+        let exact = if p.took("refresh") {
+            umin(&real, &max)
+        } else {
+            max.clone()
+        };
+        inv_and(
+            &p.post,
+            [
+                le(&res, &max),
+                le(&res, &real),
+                le(&real, &r.size),
+                res.eq(&exact),
+            ],
+        )
+    })
 }
 
-fn reserve() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
-    let (mut post, free, _) = nb_free(&r, &c(1));
-    let ok = free.eq(c(0)).not();
-    post.prod.cached_prod = ok.ite(&(&r.prod.cached_prod + c(1)), &r.prod.cached_prod);
-    b.show_post(&r, &post);
-    b.prove(all(&[
-        post.inv(),
-        le(&d(&post.prod.cached_prod, &r.consumer), &r.size),
-        // -ENOSPC only when the ring really is full
-        ok.not().implies(d(&r.prod.cached_prod, &r.consumer).eq(&r.size)),
-    ]))
+fn reserve_proof(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
+    let bs = reserve(&r);
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        let full = d(&r.prod.cached_prod, &r.consumer).eq(&r.size);
+        inv_and(
+            &p.post,
+            [
+                le(&d(&p.post.prod.cached_prod, &r.consumer), &r.size),
+                // -ENOSPC exactly when the ring really is full
+                if p.took("enospc") { full } else { full.not() },
+            ],
+        )
+    })
 }
 
-fn reserve_batch() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn reserve_batch(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let max = b.var("max");
-    let (mut post, n, _) = nb_free(&r, &max);
-    post.prod.cached_prod = &r.prod.cached_prod + &n;
-    b.show_post(&r, &post);
-    b.show("n", &n);
-    b.prove(all(&[post.inv(), le(&n, &max)]))
+    let mut bs = nb_free(&Branch::start(&r), &max);
+    for p in &mut bs {
+        p.post.prod.cached_prod = &p.post.prod.cached_prod + &p.res();
+    }
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| inv_and(&p.post, [le(&p.res(), &max)]))
 }
 
-fn submit() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn submit(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let n = b.var("n");
     b.assume(le(&n, &d(&r.prod.cached_prod, &r.producer)));
     let mut some = r.clone();
@@ -71,18 +91,17 @@ fn submit() -> Vc {
     let mut whole = r.clone();
     whole.producer = r.prod.cached_prod.clone();
     b.show_post(&r, &some);
-    b.prove(all(&[some.inv(), whole.inv()]))
+    [some.inv_parts(), whole.inv_parts()].concat()
 }
 
-fn cancel() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn cancel(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let n = b.var("n");
     b.assume(le(&n, &d(&r.prod.cached_prod, &r.producer)));
     let mut post = r.clone();
     post.prod.cached_prod = &r.prod.cached_prod - &n;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
 pub fn entries() -> Vec<Entry> {
@@ -96,8 +115,8 @@ pub fn entries() -> Vec<Entry> {
         proved(
             "kernel-prod-reserve",
             "xskq_prod_reserve keeps the invariant, never lets cached_prod pass consumer + size, \
-             and fails only when the ring is really full",
-            reserve,
+             and fails exactly when the ring is full",
+            reserve_proof,
         ),
         proved(
             "kernel-prod-reserve-batch",

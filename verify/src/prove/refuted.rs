@@ -1,88 +1,117 @@
 //! Broken variants of the index arithmetic; each must be refuted with a
 //! concrete counterexample.
 
-use super::ring::{all, c, d, le, umin, Builder, Pair, Ring, Vc, W};
+use super::ring::{c, d, inv_and, le, on_all, umin, Branch, Builder, Pair, Ring, W};
 use super::user_prod;
 use super::{refuted, Entry};
-use z3::ast::{Bool, BV};
+use z3::ast::Bool;
 
 /// `cp < cc + size` computed without wrapping at u32.
-fn room_nonwrapping(cp: &BV, cc: &BV, size: &BV) -> Bool {
+fn room_nonwrapping(q: &Ring) -> Bool {
+    let (cp, cc, size) = (&q.prod.cached_prod, &q.prod.cached_cons, &q.size);
     cp.zero_ext(W).bvult(cc.zero_ext(W) + size.zero_ext(W))
 }
 
 /// Kernel reserve(1) with the room test done in unbounded arithmetic.
-fn nonwrapping_nb_free() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
-    let cp = &r.prod.cached_prod;
-    let room_cached = room_nonwrapping(cp, &r.prod.cached_cons, &r.size);
-    let mut post = r.clone();
-    post.prod.cached_cons = room_cached.ite(&r.prod.cached_cons, &r.consumer);
-    let room = Bool::or(&[
-        room_cached,
-        room_nonwrapping(cp, &post.prod.cached_cons, &r.size),
-    ]);
-    post.prod.cached_prod = room.ite(&(cp + c(1)), cp);
-    b.show_post(&r, &post);
-    let exact = d(cp, &post.prod.cached_cons).bvult(&r.size);
-    b.prove(all(&[post.inv(), room.iff(&exact)]))
+fn nonwrapping_nb_free(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
+    let (cached, mut refresh) = Branch::start(&r).split(room_nonwrapping(&r), "cached", "refresh");
+    refresh.post.prod.cached_cons = r.consumer.clone();
+    let refreshed_room = room_nonwrapping(&refresh.post);
+    let (room_after, full) = refresh.split(refreshed_room, "room", "full");
+    let mut bs = vec![cached, room_after, full];
+    for p in &mut bs {
+        if !p.took("full") {
+            p.post.prod.cached_prod = &p.post.prod.cached_prod + c(1);
+        }
+    }
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        // with wrapping arithmetic there is room iff cached_prod - cached_cons < size
+        let exact = d(&r.prod.cached_prod, &p.post.prod.cached_cons).bvult(&r.size);
+        let granted = Bool::from_bool(!p.took("full"));
+        inv_and(&p.post, [granted.iff(&exact)])
+    })
 }
 
 /// libxdp peek with availability taken as `cached_prod > cached_cons` and
 /// refreshed as `producer > cached_cons`.
-fn nonwrapping_nb_avail() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn nonwrapping_nb_avail(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let nb = b.var("nb");
-    let ccc = &r.cons.cached_cons;
-    let avail = |cp: &BV| cp.bvugt(ccc).ite(&(cp - ccc), &c(0));
-    let empty = avail(&r.cons.cached_prod).eq(c(0));
-    let mut post = r.clone();
-    post.cons.cached_prod = empty.ite(&r.producer, &r.cons.cached_prod);
-    let n = umin(&avail(&post.cons.cached_prod), &nb);
-    post.cons.cached_cons = ccc + &n;
-    b.show_post(&r, &post);
-    b.show("result", &n);
-    let published = d(&r.producer, ccc);
-    b.prove(all(&[
-        post.inv(),
-        le(&n, &published),
-        n.eq(c(0)).implies(Bool::or(&[nb.eq(c(0)), published.eq(c(0))])),
-    ]))
+    let avail = |q: &Ring| {
+        let (cp, cc) = (&q.cons.cached_prod, &q.cons.cached_cons);
+        cp.bvugt(cc).ite(&(cp - cc), &c(0))
+    };
+    let (mut refresh, cached) = Branch::start(&r).split(avail(&r).eq(c(0)), "refresh", "cached");
+    refresh.post.cons.cached_prod = r.producer.clone();
+    let mut bs = vec![cached, refresh];
+    for p in &mut bs {
+        let n = umin(&avail(&p.post), &nb);
+        p.post.cons.cached_cons = &p.post.cons.cached_cons + &n;
+        p.res = Some(n);
+    }
+    b.show_branches(&r, &bs);
+    let published = d(&r.producer, &r.cons.cached_cons);
+    on_all(b, &bs, |p| {
+        let n = p.res();
+        inv_and(
+            &p.post,
+            [
+                le(&n, &published),
+                n.eq(c(0))
+                    .implies(Bool::or(&[nb.eq(c(0)), published.eq(c(0))])),
+            ],
+        )
+    })
 }
 
-/// libxdp reserve that grants nb whenever anything at all is free.
-fn reserve_partial() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+/// libxdp reserve that grants nb whenever anything at all is free, for a
+/// request that fits the ring.
+fn reserve_partial(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let nb = b.var("nb");
-    let (mut post, free, _) = user_prod::nb_free(&r, &nb);
-    let ok = free.eq(c(0)).not();
-    post.prod.cached_prod = ok.ite(&(&r.prod.cached_prod + &nb), &r.prod.cached_prod);
-    b.show_post(&r, &post);
-    b.prove(all(&[
-        post.inv(),
-        le(&d(&post.prod.cached_prod, &r.consumer), &r.size),
-    ]))
+    b.assume(le(&nb, &r.size));
+    let bs: Vec<Branch> = user_prod::nb_free(&Branch::start(&r), &nb)
+        .iter()
+        .flat_map(|p| {
+            let (mut ok, mut refused) = p.split(p.res().eq(c(0)).not(), "ok", "refused");
+            ok.post.prod.cached_prod = &ok.post.prod.cached_prod + &nb;
+            ok.res = Some(nb.clone());
+            refused.res = Some(c(0));
+            [ok, refused]
+        })
+        .collect();
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        inv_and(
+            &p.post,
+            [le(&d(&p.post.prod.cached_prod, &r.consumer), &r.size)],
+        )
+    })
 }
 
 /// Kernel reserve(1) refreshing `cached_cons = consumer + nentries`.
-fn cached_cons_offset() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
-    let cp = &r.prod.cached_prod;
-    let free = |cc: &BV| r.size.bvsub(d(cp, cc));
-    let short = free(&r.prod.cached_cons).eq(c(0));
-    let mut post = r.clone();
-    post.prod.cached_cons = short.ite(&(&r.consumer + &r.size), &r.prod.cached_cons);
-    let ok = free(&post.prod.cached_cons).eq(c(0)).not();
-    post.prod.cached_prod = ok.ite(&(cp + c(1)), cp);
-    b.show_post(&r, &post);
-    b.prove(all(&[
-        post.inv(),
-        le(&d(&post.prod.cached_prod, &r.consumer), &r.size),
-    ]))
+fn cached_cons_offset(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
+    let free = |q: &Ring| q.size.bvsub(d(&q.prod.cached_prod, &q.prod.cached_cons));
+    let (mut refresh, cached) = Branch::start(&r).split(free(&r).eq(c(0)), "refresh", "cached");
+    refresh.post.prod.cached_cons = &r.consumer + &r.size;
+    let bs: Vec<Branch> = [cached, refresh]
+        .iter()
+        .flat_map(|p| {
+            let (mut ok, enospc) = p.split(free(&p.post).eq(c(0)).not(), "ok", "enospc");
+            ok.post.prod.cached_prod = &ok.post.prod.cached_prod + c(1);
+            [ok, enospc]
+        })
+        .collect();
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        inv_and(
+            &p.post,
+            [le(&d(&p.post.prod.cached_prod, &r.consumer), &r.size)],
+        )
+    })
 }
 
 pub fn entries() -> Vec<Entry> {
@@ -164,8 +193,8 @@ mod tests {
             && d(ccp, c) <= d(p, c)
     }
 
-    /// Kernel producer / user consumer state.
-    struct Kp {
+    /// A ring state read from a counterexample.
+    struct State {
         s: u32,
         p: u32,
         c: u32,
@@ -175,9 +204,9 @@ mod tests {
         ccc: u32,
     }
 
-    impl Kp {
-        fn read(x: &Cex, pp: &str, cp: &str) -> Kp {
-            Kp {
+    impl State {
+        fn read(x: &Cex, pp: &str, cp: &str) -> State {
+            State {
                 s: x.g("size"),
                 p: x.g("producer"),
                 c: x.g("consumer"),
@@ -189,7 +218,11 @@ mod tests {
         }
 
         fn inv(&self, user_prod: bool) -> bool {
-            let pcc = if user_prod { self.pcc.wrapping_sub(self.s) } else { self.pcc };
+            let pcc = if user_prod {
+                self.pcc.wrapping_sub(self.s)
+            } else {
+                self.pcc
+            };
             inv(self.s, self.p, self.c, self.pcp, pcc, self.ccp, self.ccc)
         }
     }
@@ -197,7 +230,7 @@ mod tests {
     #[test]
     fn nonwrapping_nb_free_overfills() {
         let x = Cex::of("nonwrapping-nb-free");
-        let mut k = Kp::read(&x, "kp", "uc");
+        let mut k = State::read(&x, "kp", "uc");
         assert!(k.inv(false), "pre-state must satisfy the invariant");
         let room = |cp: u32, cc: u32, s: u32| u64::from(cp) < u64::from(cc) + u64::from(s);
         let mut ok = room(k.pcp, k.pcc, k.s);
@@ -218,10 +251,11 @@ mod tests {
     fn nonwrapping_nb_avail_misses_entries() {
         let x = Cex::of("nonwrapping-nb-avail");
         let nb = x.g("nb");
-        let mut k = Kp::read(&x, "kp", "uc");
+        let mut k = State::read(&x, "kp", "uc");
         assert!(k.inv(false), "pre-state must satisfy the invariant");
         let published = d(k.p, k.ccc);
-        let avail = |cp: u32, cc: u32| if cp > cc { cp - cc } else { 0 };
+        // the mutant's `cp > cc ? cp - cc : 0`
+        let avail = |cp: u32, cc: u32| cp.saturating_sub(cc);
         if avail(k.ccp, k.ccc) == 0 {
             k.ccp = k.p;
         }
@@ -238,25 +272,27 @@ mod tests {
     fn reserve_partial_overfills() {
         let x = Cex::of("reserve-partial");
         let nb = x.g("nb");
-        let mut k = Kp::read(&x, "up", "kc");
+        let mut k = State::read(&x, "up", "kc");
         assert!(k.inv(true), "pre-state must satisfy the invariant");
+        assert!(nb <= k.s);
         if k.pcc.wrapping_sub(k.pcp) < nb {
             k.pcc = k.c.wrapping_add(k.s);
         }
-        if k.pcc.wrapping_sub(k.pcp) != 0 {
-            k.pcp = k.pcp.wrapping_add(nb);
-        }
+        let free = k.pcc.wrapping_sub(k.pcp);
+        assert!(0 < free && free < nb, "only part of the request is free");
+        k.pcp = k.pcp.wrapping_add(nb);
         x.post("up.cached_prod", k.pcp);
         x.post("up.cached_cons", k.pcc);
         assert!(!k.inv(true));
+        assert!(d(k.pcp, k.c) > k.s, "reserved beyond consumer + size");
     }
 
     #[test]
     fn cached_cons_offset_breaks_invariant() {
         let x = Cex::of("cached-cons-offset");
-        let mut k = Kp::read(&x, "kp", "uc");
+        let mut k = State::read(&x, "kp", "uc");
         assert!(k.inv(false), "pre-state must satisfy the invariant");
-        let free = |k: &Kp| k.s.wrapping_sub(d(k.pcp, k.pcc));
+        let free = |k: &State| k.s.wrapping_sub(d(k.pcp, k.pcc));
         if free(&k) == 0 {
             k.pcc = k.c.wrapping_add(k.s);
         }

@@ -1,6 +1,6 @@
 //! Initial state and slot mapping.
 
-use super::ring::{all, c, pow2, Builder, Pair, Ring, Side, Vc};
+use super::ring::{c, pow2, Builder, Pair, Ring, Side};
 use super::{proved, refuted, Entry};
 use z3::ast::{Bool, BV};
 
@@ -15,20 +15,26 @@ fn start(size: &BV, x: &BV, pair: Pair) -> Ring {
         size: size.clone(),
         producer: x.clone(),
         consumer: x.clone(),
-        prod: Side { cached_prod: x.clone(), cached_cons: prod_cc },
-        cons: Side { cached_prod: x.clone(), cached_cons: x.clone() },
+        prod: Side {
+            cached_prod: x.clone(),
+            cached_cons: prod_cc,
+        },
+        cons: Side {
+            cached_prod: x.clone(),
+            cached_cons: x.clone(),
+        },
     }
 }
 
-fn init() -> Vc {
-    let mut b = Builder::new();
+fn init(b: &mut Builder) -> Vec<Bool> {
     let size = b.var("size");
     let x = b.var("start");
     b.assume(pow2(&size));
-    b.prove(all(&[
-        start(&size, &x, Pair::KernelToUser).inv(),
-        start(&size, &x, Pair::UserToKernel).inv(),
-    ]))
+    [
+        start(&size, &x, Pair::KernelToUser).inv_parts(),
+        start(&size, &x, Pair::UserToKernel).inv_parts(),
+    ]
+    .concat()
 }
 
 pub fn slot(idx: &BV, size: &BV) -> BV {
@@ -52,20 +58,19 @@ fn window(b: &mut Builder) -> (BV, BV, Bool) {
     (size, base, distinct)
 }
 
-fn slot_pow2() -> Vc {
-    let mut b = Builder::new();
-    let (size, base, distinct) = window(&mut b);
+fn slot_pow2(b: &mut Builder) -> Vec<Bool> {
+    let (size, base, distinct) = window(b);
     b.assume(pow2(&size));
     let s = slot(&base, &size);
-    b.prove(all(&[distinct, s.bvult(&size), s.eq(base.bvurem(&size))]))
+    vec![distinct, s.bvult(&size), s.eq(base.bvurem(&size))]
 }
 
-fn slot_not_pow2() -> Vc {
-    let mut b = Builder::new();
-    let (size, _, distinct) = window(&mut b);
+fn slot_not_pow2(b: &mut Builder) -> Vec<Bool> {
+    let (size, _, distinct) = window(b);
     b.assume(size.eq(c(0)).not());
+    b.assume(size.bvule(c(1 << 31)));
     b.assume(pow2(&size).not());
-    b.prove(distinct)
+    vec![distinct]
 }
 
 pub fn entries() -> Vec<Entry> {
@@ -84,8 +89,8 @@ pub fn entries() -> Vec<Entry> {
         ),
         refuted(
             "size-not-pow2",
-            "for a size that is not a power of two, idx & (size - 1) maps two indices of one \
-             window to the same slot",
+            "for a size in 1..=2^31 that is not a power of two, idx & (size - 1) maps two \
+             indices of one window to the same slot",
             None,
             slot_not_pow2,
         ),
@@ -106,7 +111,7 @@ mod tests {
         let m: HashMap<_, _> = counterexample.into_iter().collect();
         let g = |n: &str| u32::try_from(m[n]).unwrap();
         let (size, base, i, j) = (g("size"), g("base"), g("i"), g("j"));
-        assert!(size != 0 && !size.is_power_of_two());
+        assert!(size != 0 && size <= 1 << 31 && !size.is_power_of_two());
         assert!(i < j && j < size);
         let si = base.wrapping_add(i) & (size - 1);
         let sj = base.wrapping_add(j) & (size - 1);

@@ -1,80 +1,96 @@
 //! libxdp consumer (struct xsk_ring_cons, rx and completion rings), run
 //! against the kernel producer.
 
-use super::ring::{all, c, d, le, umin, Builder, Pair, Ring, Vc};
+use super::ring::{c, d, inv_and, le, on_all, umin, Branch, Builder, Pair, Ring};
 use super::{proved, Entry};
 use z3::ast::{Bool, BV};
 
-/// `xsk_cons_nb_avail`: refreshes `cached_prod` only when empty.
-/// Returns the new state, the result and whether it refreshed.
-pub fn nb_avail(r: &Ring, nb: &BV) -> (Ring, BV, Bool) {
-    let empty = d(&r.cons.cached_prod, &r.cons.cached_cons).eq(c(0));
-    let mut post = r.clone();
-    post.cons.cached_prod = empty.ite(&r.producer, &r.cons.cached_prod);
-    let entries = d(&post.cons.cached_prod, &r.cons.cached_cons);
-    (post, umin(&entries, nb), empty)
+/// `xsk_cons_nb_avail`: refreshes `cached_prod` only when empty
+/// (paths `cached` and `refresh`).
+pub fn nb_avail(br: &Branch, nb: &BV) -> Vec<Branch> {
+    let r = &br.post;
+    let entries = |q: &Ring| d(&q.cons.cached_prod, &q.cons.cached_cons);
+    let (mut refresh, mut cached) = br.split(entries(r).eq(c(0)), "refresh", "cached");
+    cached.res = Some(umin(&entries(r), nb));
+    refresh.post.cons.cached_prod = r.producer.clone();
+    refresh.res = Some(umin(&entries(&refresh.post), nb));
+    vec![cached, refresh]
 }
 
-/// `xsk_ring_cons__peek`. Returns the new state and the number peeked.
-pub fn peek(r: &Ring, nb: &BV) -> (Ring, BV) {
-    let (mut post, n, _) = nb_avail(r, nb);
-    post.cons.cached_cons = &r.cons.cached_cons + &n;
-    (post, n)
+/// `xsk_ring_cons__peek`: result is the number peeked.
+pub fn peek(r: &Ring, nb: &BV) -> Vec<Branch> {
+    let mut bs = nb_avail(&Branch::start(r), nb);
+    for p in &mut bs {
+        p.post.cons.cached_cons = &p.post.cons.cached_cons + &p.res();
+    }
+    bs
 }
 
-fn nb_avail_exact() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn nb_avail_exact(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let nb = b.var("nb");
-    let (post, res, refreshed) = nb_avail(&r, &nb);
-    b.show_post(&r, &post);
-    b.show("result", &res);
+    let bs = nb_avail(&Branch::start(&r), &nb);
+    b.show_branches(&r, &bs);
     let published = d(&r.producer, &r.cons.cached_cons);
-    b.prove(all(&[
-        post.inv(),
-        le(&res, &nb),
-        le(&res, &published),
-        // reports nothing only when nothing is published (or nb is 0)
-        res.eq(c(0)).implies(Bool::or(&[nb.eq(c(0)), published.eq(c(0))])),
-        refreshed.implies(res.eq(umin(&published, &nb))),
-    ]))
+    on_all(b, &bs, |p| {
+        let res = p.res();
+        let exact = if p.took("refresh") {
+            res.eq(umin(&published, &nb))
+        } else {
+            Bool::from_bool(true)
+        };
+        inv_and(
+            &p.post,
+            [
+                le(&res, &nb),
+                le(&res, &published),
+                // reports nothing only when nothing is published (or nb is 0)
+                res.eq(c(0))
+                    .implies(Bool::or(&[nb.eq(c(0)), published.eq(c(0))])),
+                exact,
+            ],
+        )
+    })
 }
 
-fn peek_proof() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn peek_proof(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let nb = b.var("nb");
-    let (post, n) = peek(&r, &nb);
-    b.show_post(&r, &post);
-    b.show("result", &n);
-    b.prove(all(&[
-        post.inv(),
-        le(&n, &nb),
-        // every peeked index lies in [consumer, producer)
-        le(&d(&post.cons.cached_cons, &r.consumer), &d(&r.producer, &r.consumer)),
-    ]))
+    let bs = peek(&r, &nb);
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        inv_and(
+            &p.post,
+            [
+                le(&p.res(), &nb),
+                // every peeked index lies in [consumer, producer)
+                le(
+                    &d(&p.post.cons.cached_cons, &r.consumer),
+                    &d(&r.producer, &r.consumer),
+                ),
+            ],
+        )
+    })
 }
 
-fn release() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn release(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let nb = b.var("nb");
     b.assume(le(&nb, &d(&r.cons.cached_cons, &r.consumer)));
     let mut post = r.clone();
     post.consumer = &r.consumer + &nb;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
-fn cancel() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::KernelToUser);
+fn cancel(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::KernelToUser);
     let nb = b.var("nb");
     b.assume(le(&nb, &d(&r.cons.cached_cons, &r.consumer)));
     let mut post = r.clone();
     post.cons.cached_cons = &r.cons.cached_cons - &nb;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
 pub fn entries() -> Vec<Entry> {

@@ -1,72 +1,83 @@
 //! libxdp producer (struct xsk_ring_prod, fill and tx rings; its cached_cons
 //! is kept at consumer + size), run against the kernel consumer.
 
-use super::ring::{all, c, d, le, Builder, Pair, Ring, Vc};
+use super::ring::{c, d, inv_and, le, on_all, Branch, Builder, Pair, Ring};
 use super::{proved, Entry};
 use z3::ast::{Bool, BV};
 
-/// `xsk_prod_nb_free`: refreshes `cached_cons` only when short.
-/// Returns the new state, the result and whether it refreshed.
-pub fn nb_free(r: &Ring, nb: &BV) -> (Ring, BV, Bool) {
-    let short = d(&r.prod.cached_cons, &r.prod.cached_prod).bvult(nb);
-    let mut post = r.clone();
-    post.prod.cached_cons = short.ite(&(&r.consumer + &r.size), &r.prod.cached_cons);
-    let res = d(&post.prod.cached_cons, &r.prod.cached_prod);
-    (post, res, short)
+/// `xsk_prod_nb_free`: refreshes `cached_cons` only when short
+/// (paths `cached` and `refresh`).
+pub fn nb_free(br: &Branch, nb: &BV) -> Vec<Branch> {
+    let r = &br.post;
+    let free = |q: &Ring| d(&q.prod.cached_cons, &q.prod.cached_prod);
+    let (mut refresh, mut cached) = br.split(free(r).bvult(nb), "refresh", "cached");
+    cached.res = Some(free(r));
+    refresh.post.prod.cached_cons = &r.consumer + &r.size;
+    refresh.res = Some(free(&refresh.post));
+    vec![cached, refresh]
 }
 
-/// `xsk_ring_prod__reserve`: all or nothing. Returns the new state and the
-/// number reserved.
-pub fn reserve(r: &Ring, nb: &BV) -> (Ring, BV) {
-    let (mut post, free, _) = nb_free(r, nb);
-    let ok = free.bvult(nb).not();
-    post.prod.cached_prod = ok.ite(&(&r.prod.cached_prod + nb), &r.prod.cached_prod);
-    (post, ok.ite(nb, &c(0)))
+/// `xsk_ring_prod__reserve`: all or nothing (paths `ok` and `refused`).
+pub fn reserve(r: &Ring, nb: &BV) -> Vec<Branch> {
+    nb_free(&Branch::start(r), nb)
+        .iter()
+        .flat_map(|b| {
+            let (mut refused, mut ok) = b.split(b.res().bvult(nb), "refused", "ok");
+            refused.res = Some(c(0));
+            ok.post.prod.cached_prod = &ok.post.prod.cached_prod + nb;
+            ok.res = Some(nb.clone());
+            [ok, refused]
+        })
+        .collect()
 }
 
-fn nb_free_exact() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn nb_free_exact(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let nb = b.var("nb");
-    let (post, res, refreshed) = nb_free(&r, &nb);
-    b.show_post(&r, &post);
-    b.show("result", &res);
+    let bs = nb_free(&Branch::start(&r), &nb);
+    b.show_branches(&r, &bs);
     let real = r.real_free();
-    b.prove(all(&[
-        post.inv(),
-        le(&res, &real),
-        le(&real, &r.size),
-        refreshed.implies(res.eq(&real)),
-        refreshed.not().implies(le(&nb, &res)),
-    ]))
+    on_all(b, &bs, |p| {
+        let res = p.res();
+        let exact = if p.took("refresh") {
+            res.eq(&real)
+        } else {
+            le(&nb, &res)
+        };
+        inv_and(&p.post, [le(&res, &real), le(&real, &r.size), exact])
+    })
 }
 
-fn reserve_proof() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn reserve_proof(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let nb = b.var("nb");
-    let (post, got) = reserve(&r, &nb);
-    b.show_post(&r, &post);
-    b.show("result", &got);
-    let refused = all(&[got.eq(c(0)), nb.eq(c(0)).not()]);
-    b.prove(all(&[
-        post.inv(),
-        le(&d(&post.prod.cached_prod, &r.consumer), &r.size),
-        Bool::or(&[got.eq(&nb), got.eq(c(0))]),
-        // refuses only when fewer than nb slots are really free
-        refused.implies(r.real_free().bvult(&nb)),
-    ]))
+    let bs = reserve(&r, &nb);
+    b.show_branches(&r, &bs);
+    on_all(b, &bs, |p| {
+        let enough = le(&nb, &r.real_free());
+        inv_and(
+            &p.post,
+            [
+                le(&d(&p.post.prod.cached_prod, &r.consumer), &r.size),
+                // grants nb, or refuses only when fewer than nb are really free
+                if p.took("refused") {
+                    enough.not()
+                } else {
+                    Bool::from_bool(true)
+                },
+            ],
+        )
+    })
 }
 
-fn submit() -> Vc {
-    let mut b = Builder::new();
-    let r = Ring::any(&mut b, Pair::UserToKernel);
+fn submit(b: &mut Builder) -> Vec<Bool> {
+    let r = Ring::any(b, Pair::UserToKernel);
     let nb = b.var("nb");
     b.assume(le(&nb, &d(&r.prod.cached_prod, &r.producer)));
     let mut post = r.clone();
     post.producer = &r.producer + &nb;
     b.show_post(&r, &post);
-    b.prove(post.inv())
+    post.inv_parts()
 }
 
 pub fn entries() -> Vec<Entry> {
@@ -79,7 +90,7 @@ pub fn entries() -> Vec<Entry> {
         ),
         proved(
             "user-prod-reserve",
-            "xsk_ring_prod__reserve(nb) keeps the invariant, grants nb or 0, never lets \
+            "xsk_ring_prod__reserve(nb) keeps the invariant, never lets \
              cached_prod pass consumer + size, and refuses only when fewer than nb are free",
             reserve_proof,
         ),
