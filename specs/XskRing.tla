@@ -37,6 +37,10 @@ CONSTANTS
 ASSUME Size \in {2^k : k \in 0..IdxBits - 1}
 ASSUME ProdSide \in {"kernel", "user"} /\ ConsSide \in {"kernel", "user"}
 ASSUME MaxBatch \in 1..Size /\ Barriers \subseteq {"A", "B", "C", "D"}
+ASSUME Mutant \in {"none", "wrapping-add", "cached-cons-offset", "reserve-partial",
+                   "batch-release-count", "cons-no-publish", "xsk-rmb"}
+\* xsk-rmb is the missing barrier C on the kernel consumer's refresh.
+ASSUME Mutant = "xsk-rmb" => "C" \notin Barriers
 
 M == 2^IdxBits
 Mask(i) == i % Size                 \* idx & q->ring_mask

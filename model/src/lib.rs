@@ -7,8 +7,8 @@ pub mod replay;
 pub mod tla;
 pub mod xsk_ring;
 
-
-
+pub use explore::{explore, ExploreOptions, ExploreResult, Outcome, Trace};
+pub use replay::{replay, replay_checking, states_from_dump, ReplayError};
 pub use xsk_ring::{
     init_states, Action, Barrier, Barriers, CfgError, Config, Entry, Load, ModelCfg, Mutant, Own,
     Side, State,

@@ -33,7 +33,9 @@ impl std::error::Error for ParseError {}
 
 /// Print a state as TLC does, one `/\ var = value` line per variable.
 pub fn format_state(vars: &Vars) -> String {
-    vars.iter().map(|(k, v)| format!("/\\ {k} = {v}\n")).collect()
+    vars.iter()
+        .map(|(k, v)| format!("/\\ {k} = {v}\n"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -124,14 +124,24 @@ pub fn lex(text: &str, first_line: usize) -> Result<Vec<Spanned>, ParseError> {
                 let (s, len) = lex_string(&chars[i..]).map_err(|m| err(tline, tcol, m))?;
                 (Some(Tok::Str(s)), len)
             }
-            c if c.is_ascii_digit() || (c == '-' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) => {
-                let digits = 1 + chars[i + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+            c if c.is_ascii_digit()
+                || (c == '-' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
+            {
+                let digits = 1 + chars[i + 1..]
+                    .iter()
+                    .take_while(|d| d.is_ascii_digit())
+                    .count();
                 let s: String = chars[i..i + digits].iter().collect();
-                let v = s.parse().map_err(|_| err(tline, tcol, format!("integer {s} out of range")))?;
+                let v = s
+                    .parse()
+                    .map_err(|_| err(tline, tcol, format!("integer {s} out of range")))?;
                 (Some(Tok::Int(v)), digits)
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
-                let n = chars[i..].iter().take_while(|d| d.is_ascii_alphanumeric() || **d == '_').count();
+                let n = chars[i..]
+                    .iter()
+                    .take_while(|d| d.is_ascii_alphanumeric() || **d == '_')
+                    .count();
                 (Some(Tok::Ident(chars[i..i + n].iter().collect())), n)
             }
             c => return Err(err(tline, tcol, format!("unexpected character {c:?}"))),
@@ -146,10 +156,18 @@ pub fn lex(text: &str, first_line: usize) -> Result<Vec<Spanned>, ParseError> {
         }
         i += len;
         if let Some(tok) = tok {
-            out.push(Spanned { tok, line: tline, col: tcol });
+            out.push(Spanned {
+                tok,
+                line: tline,
+                col: tcol,
+            });
         }
     }
-    out.push(Spanned { tok: Tok::Eof, line, col });
+    out.push(Spanned {
+        tok: Tok::Eof,
+        line,
+        col,
+    });
     Ok(out)
 }
 
@@ -169,7 +187,12 @@ fn lex_string(chars: &[char]) -> Result<(String, usize), String> {
                     Some('t') => '\t',
                     Some('r') => '\r',
                     Some('f') => '\u{c}',
-                    other => return Err(format!("unknown escape \\{}", other.map_or(String::new(), |c| c.to_string()))),
+                    other => {
+                        return Err(format!(
+                            "unknown escape \\{}",
+                            other.map_or(String::new(), |c| c.to_string())
+                        ))
+                    }
                 };
                 s.push(e);
                 i += 2;
@@ -214,7 +237,10 @@ mod tests {
                 Tok::Eof
             ]
         );
-        assert_eq!(toks("S == ===="), vec![Tok::Ident("S".into()), Tok::DefEq, Tok::ModuleEnd, Tok::Eof]);
+        assert_eq!(
+            toks("S == ===="),
+            vec![Tok::Ident("S".into()), Tok::DefEq, Tok::ModuleEnd, Tok::Eof]
+        );
         assert_eq!(toks("(* c *) <<0..2>>").len(), 6);
     }
 

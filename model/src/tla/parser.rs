@@ -16,7 +16,10 @@ pub struct Parser {
 
 impl Parser {
     pub fn new(text: &str, first_line: usize) -> Result<Parser, ParseError> {
-        Ok(Parser { toks: lex(text, first_line)?, pos: 0 })
+        Ok(Parser {
+            toks: lex(text, first_line)?,
+            pos: 0,
+        })
     }
 
     pub fn peek(&self) -> &Tok {
@@ -38,7 +41,11 @@ impl Parser {
     /// An error at the current token: "expected {what}, found {token}".
     pub fn expected(&self, what: &str) -> ParseError {
         let t = &self.toks[self.pos];
-        ParseError { line: t.line, col: t.col, msg: format!("expected {what}, found {}", t.tok) }
+        ParseError {
+            line: t.line,
+            col: t.col,
+            msg: format!("expected {what}, found {}", t.tok),
+        }
     }
 
     pub fn expect(&mut self, tok: Tok) -> Result<(), ParseError> {
@@ -103,7 +110,9 @@ impl Parser {
                 self.bump();
                 if hi.saturating_sub(lo) > MAX_INTERVAL {
                     self.pos = start;
-                    return Err(self.expected(&format!("an interval of at most {MAX_INTERVAL} values")));
+                    return Err(
+                        self.expected(&format!("an interval of at most {MAX_INTERVAL} values"))
+                    );
                 }
                 Ok(Value::Set((lo..=hi).map(Value::Int).collect()))
             }
@@ -115,7 +124,8 @@ impl Parser {
             Tok::LParen => self.function_or_paren(),
             Tok::LAngle => Ok(Value::Seq(self.list(Tok::RAngle, Parser::value)?)),
             Tok::LBrace => {
-                let items: BTreeSet<Value> = self.list(Tok::RBrace, Parser::value)?.into_iter().collect();
+                let items: BTreeSet<Value> =
+                    self.list(Tok::RBrace, Parser::value)?.into_iter().collect();
                 Ok(Value::Set(items))
             }
             _ => {
@@ -145,7 +155,8 @@ impl Parser {
             self.bump();
             return Ok(first);
         }
-        self.expect(Tok::ColonGt).map_err(|_| self.expected("`:>` or `)`"))?;
+        self.expect(Tok::ColonGt)
+            .map_err(|_| self.expected("`:>` or `)`"))?;
         let mut f = BTreeMap::new();
         f.insert(first, self.value()?);
         loop {
@@ -168,7 +179,8 @@ impl Parser {
 
     /// True if the next tokens start a conjunct `/\ x =` or `x =`.
     pub fn at_conjunct(&self) -> bool {
-        matches!(self.peek(), Tok::And) || matches!((self.peek(), self.peek2()), (Tok::Ident(_), Tok::Eq))
+        matches!(self.peek(), Tok::And)
+            || matches!((self.peek(), self.peek2()), (Tok::Ident(_), Tok::Eq))
     }
 
     /// `/\ var = value` conjuncts while they continue (the first `/\` may be
@@ -231,7 +243,10 @@ mod tests {
     fn scalars() {
         assert_eq!(parse_value("-12").unwrap(), int(-12));
         assert_eq!(parse_value(" TRUE ").unwrap(), Value::Bool(true));
-        assert_eq!(parse_value("\"kernel\"").unwrap(), Value::Str("kernel".into()));
+        assert_eq!(
+            parse_value("\"kernel\"").unwrap(),
+            Value::Str("kernel".into())
+        );
         assert_eq!(parse_value("(3)").unwrap(), int(3));
     }
 
@@ -243,7 +258,14 @@ mod tests {
         let f = f.as_function().unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[&int(0)], Value::Str("free".into()), "left of @@ wins");
-        assert_eq!(parse_value("<<1, <<>>, {}>>").unwrap().as_function().unwrap().len(), 3);
+        assert_eq!(
+            parse_value("<<1, <<>>, {}>>")
+                .unwrap()
+                .as_function()
+                .unwrap()
+                .len(),
+            3
+        );
         let s = parse_value("{\"B\", \"A\", \"B\"}").unwrap();
         assert_eq!(s.as_set().unwrap().len(), 2);
         assert_eq!(parse_value("0..3").unwrap().as_set().unwrap().len(), 4);
@@ -263,21 +285,38 @@ mod tests {
         assert_eq!((e.line, e.col), (2, 4));
         assert_eq!(e.msg, "expected `|->`, found integer 2");
         let e = parse_value("(0 :> 1 1)").unwrap_err();
-        assert_eq!(e.to_string(), "line 1, column 9: expected `@@` or `)`, found integer 1");
-        assert!(parse_value("<<1, 2").unwrap_err().msg.contains("end of input"));
-        assert!(parse_value("1 2").unwrap_err().msg.starts_with("expected end of input"));
-        assert!(parse_value("foo").unwrap_err().msg.starts_with("expected a value"));
+        assert_eq!(
+            e.to_string(),
+            "line 1, column 9: expected `@@` or `)`, found integer 1"
+        );
+        assert!(parse_value("<<1, 2")
+            .unwrap_err()
+            .msg
+            .contains("end of input"));
+        assert!(parse_value("1 2")
+            .unwrap_err()
+            .msg
+            .starts_with("expected end of input"));
+        assert!(parse_value("foo")
+            .unwrap_err()
+            .msg
+            .starts_with("expected a value"));
     }
 
     #[test]
     fn states() {
-        let s = parse_state("/\\ prod = 4\n/\\ own = (0 :> \"free\")\n/\\ last = [pos |-> 0,\n   some |-> FALSE]\n")
-            .unwrap();
+        let s = parse_state(
+            "/\\ prod = 4\n/\\ own = (0 :> \"free\")\n/\\ last = [pos |-> 0,\n   some |-> FALSE]\n",
+        )
+        .unwrap();
         assert_eq!(s.len(), 3);
         assert_eq!(s["prod"], int(4));
         assert_eq!(parse_state("x = 1").unwrap()["x"], int(1));
         let e = parse_state("/\\ x = 1\n/\\ x = 2").unwrap_err();
         assert_eq!((e.line, e.col), (2, 4));
-        assert!(parse_state("/\\ x 1").unwrap_err().msg.contains("expected `=`"));
+        assert!(parse_state("/\\ x 1")
+            .unwrap_err()
+            .msg
+            .contains("expected `=`"));
     }
 }

@@ -30,7 +30,11 @@ pub fn parse_trace_module(text: &str) -> Result<Vec<Vars>, ParseError> {
             msg: "expected `---- MODULE name ----`".into(),
         });
     }
-    let body_start: usize = text.split_inclusive('\n').take(skipped + 1).map(str::len).sum();
+    let body_start: usize = text
+        .split_inclusive('\n')
+        .take(skipped + 1)
+        .map(str::len)
+        .sum();
     let mut p = Parser::new(&text[body_start..], skipped + 2)?;
     let mut states = Vec::new();
     loop {
@@ -59,6 +63,21 @@ fn header(line: &str) -> Option<(usize, String)> {
     Some((number, label.trim().to_string()))
 }
 
+/// A line that opens a state: `/\ x = ...`, or `x = ...` for one variable.
+fn starts_state(line: &str) -> bool {
+    let l = line.trim_start();
+    l.starts_with("/\\")
+        || l.split_once(" = ").is_some_and(|(v, _)| {
+            !v.is_empty() && v.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
+/// A later line of the same state: a conjunct or an indented continuation.
+fn continues_state(line: &str) -> bool {
+    line.trim_start().starts_with("/\\")
+        || (line.starts_with([' ', '\t']) && !line.trim().is_empty())
+}
+
 /// The error trace in TLC's output (plain or `-tool`), in order.
 pub fn parse_tlc_trace(output: &str) -> Result<Vec<TraceStep>, ParseError> {
     let lines: Vec<&str> = output.lines().collect();
@@ -71,8 +90,11 @@ pub fn parse_tlc_trace(output: &str) -> Result<Vec<TraceStep>, ParseError> {
         };
         let body_first = i + 1;
         let mut end = body_first;
-        while end < lines.len() && !lines[end].trim().is_empty() && !lines[end].starts_with("@!@!@") {
+        if lines.get(end).is_some_and(|l| starts_state(l)) {
             end += 1;
+            while end < lines.len() && continues_state(lines[end]) {
+                end += 1;
+            }
         }
         let vars = if end > body_first {
             let text = lines[body_first..end].join("\n");
@@ -83,7 +105,11 @@ pub fn parse_tlc_trace(output: &str) -> Result<Vec<TraceStep>, ParseError> {
         } else {
             None
         };
-        steps.push(TraceStep { number, label, vars });
+        steps.push(TraceStep {
+            number,
+            label,
+            vars,
+        });
         i = end;
     }
     Ok(steps)
@@ -114,7 +140,7 @@ STATE_2 == \n/\\ prod = 5\n/\\ own = (0 :> \"written\")\n\n\n\
         assert_eq!(e.msg, "expected a value, found `/\\`");
         let e = parse_trace_module(&DUMP.replace("STATE_2", "STATE_3")).unwrap_err();
         assert!(e.msg.contains("STATE_2"), "{e}");
-        assert!(parse_trace_module(&DUMP.replace("=====", "")).is_err());
+        assert!(parse_trace_module(&DUMP.replace(&"=".repeat(49), "")).is_err());
         assert!(parse_trace_module("x == 1").is_err());
     }
 
@@ -131,7 +157,16 @@ STATE_2 == \n/\\ prod = 5\n/\\ own = (0 :> \"written\")\n\n\n\
         assert_eq!((steps[2].number, steps[2].vars.is_none()), (3, true));
         let plain = "Error: bad\nState 1: <Initial predicate>\n/\\ x = 0\n\nState 2: <A>\n/\\ x = [a |-> 1,\n  b |-> 2]\n\n";
         let steps = parse_tlc_trace(plain).unwrap();
-        assert_eq!(steps[1].vars.as_ref().unwrap()["x"].as_record().unwrap().len(), 2);
+        assert_eq!(
+            steps[1].vars.as_ref().unwrap()["x"]
+                .as_record()
+                .unwrap()
+                .len(),
+            2
+        );
+        let stutter = "State 1: <I>\n/\\ x = 0\nState 2: Stuttering\nFinished checking in 00s at 2026-01-01 00:00:00\n";
+        let steps = parse_tlc_trace(stutter).unwrap();
+        assert_eq!((steps.len(), steps[1].vars.is_none()), (2, true));
         let e = parse_tlc_trace("State 1: <I>\n/\\ x = [a |-> ]\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 15));
     }

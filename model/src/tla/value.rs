@@ -72,9 +72,12 @@ impl Value {
     pub fn as_function(&self) -> Option<BTreeMap<Value, Value>> {
         match self {
             Value::Func(f) => Some(f.clone()),
-            Value::Seq(s) => {
-                Some(s.iter().enumerate().map(|(i, v)| (Value::Int(i as i64 + 1), v.clone())).collect())
-            }
+            Value::Seq(s) => Some(
+                s.iter()
+                    .enumerate()
+                    .map(|(i, v)| (Value::Int(i as i64 + 1), v.clone()))
+                    .collect(),
+            ),
             Value::Set(s) if s.is_empty() => Some(BTreeMap::new()),
             _ => None,
         }
@@ -150,12 +153,19 @@ mod tests {
     #[test]
     fn display_is_tlc_syntax() {
         let rec = Value::Record(
-            [("ok".to_string(), Value::Bool(true)), ("idx".to_string(), Value::Int(-3))].into(),
+            [
+                ("ok".to_string(), Value::Bool(true)),
+                ("idx".to_string(), Value::Int(-3)),
+            ]
+            .into(),
         );
         assert_eq!(rec.to_string(), "[idx |-> -3, ok |-> TRUE]");
         let f = Value::Func([(Value::Int(0), Value::Str("a\"b".into()))].into());
         assert_eq!(f.to_string(), "(0 :> \"a\\\"b\")");
-        assert_eq!(Value::Seq(vec![Value::Int(1), Value::Int(2)]).to_string(), "<<1, 2>>");
+        assert_eq!(
+            Value::Seq(vec![Value::Int(1), Value::Int(2)]).to_string(),
+            "<<1, 2>>"
+        );
         assert_eq!(Value::Set(BTreeSet::new()).to_string(), "{}");
     }
 

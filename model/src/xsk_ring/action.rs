@@ -6,18 +6,34 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Action {
-    ProdReserve { n: u64 },
-    ProdWrite { ok: bool },
-    ProdWriteAhead { ok: bool },
-    ProdSubmit { n: u64 },
-    ProdCancel { n: u64 },
+    ProdReserve {
+        n: u64,
+    },
+    ProdWrite {
+        ok: bool,
+    },
+    ProdWriteAhead {
+        ok: bool,
+    },
+    ProdSubmit {
+        n: u64,
+    },
+    ProdCancel {
+        n: u64,
+    },
     /// `nb` is None on the kernel side (KernelConsPeek picks no n).
-    ConsPeek { nb: Option<u64> },
-    ConsPeekBatch { max: u64 },
+    ConsPeek {
+        nb: Option<u64>,
+    },
+    ConsPeekBatch {
+        max: u64,
+    },
     ConsRead,
     ConsReadAhead,
     /// `nb` is None on the kernel side (it releases the whole peek).
-    ConsRelease { nb: Option<u64> },
+    ConsRelease {
+        nb: Option<u64>,
+    },
     ConsPublish,
     /// UNCHANGED vars: a step of [Next]_vars that is no action.
     Stutter,
@@ -55,7 +71,9 @@ impl fmt::Display for Action {
             Action::ProdReserve { n } | Action::ProdSubmit { n } | Action::ProdCancel { n } => {
                 write!(f, "{name}(n={n})")
             }
-            Action::ProdWrite { ok } | Action::ProdWriteAhead { ok } => write!(f, "{name}(ok={ok})"),
+            Action::ProdWrite { ok } | Action::ProdWriteAhead { ok } => {
+                write!(f, "{name}(ok={ok})")
+            }
             Action::ConsPeek { nb: Some(nb) } | Action::ConsRelease { nb: Some(nb) } => {
                 write!(f, "{name}(nb={nb})")
             }
@@ -73,7 +91,10 @@ mod tests {
     fn display_shows_the_choice() {
         assert_eq!(Action::ProdReserve { n: 2 }.to_string(), "ProdReserve(n=2)");
         assert_eq!(Action::ConsPeek { nb: None }.to_string(), "ConsPeek");
-        assert_eq!(Action::ConsRelease { nb: Some(1) }.to_string(), "ConsRelease(nb=1)");
+        assert_eq!(
+            Action::ConsRelease { nb: Some(1) }.to_string(),
+            "ConsRelease(nb=1)"
+        );
         assert!(Action::ProdCancel { n: 1 }.is_producer());
         assert!(!Action::ConsPublish.is_producer());
     }

@@ -65,8 +65,9 @@ impl Barrier {
     }
 }
 
-/// The set Barriers, a subset of {"A", "B", "C", "D"}.
+/// The set Barriers, a subset of {"A", "B", "C", "D"} (JSON: a list).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(into = "Vec<Barrier>", from = "Vec<Barrier>")]
 pub struct Barriers(u8);
 
 impl Barriers {
@@ -90,6 +91,18 @@ impl Barriers {
     }
 }
 
+impl From<Barriers> for Vec<Barrier> {
+    fn from(b: Barriers) -> Self {
+        b.iter().collect()
+    }
+}
+
+impl From<Vec<Barrier>> for Barriers {
+    fn from(v: Vec<Barrier>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
 impl FromIterator<Barrier> for Barriers {
     fn from_iter<I: IntoIterator<Item = Barrier>>(iter: I) -> Self {
         iter.into_iter().fold(Barriers::NONE, Barriers::with)
@@ -98,6 +111,7 @@ impl FromIterator<Barrier> for Barriers {
 
 /// Mutant: "none" or the id of a real or synthetic bug (specs/manifest.json).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mutant {
     None,
     /// Index sums are not reduced modulo 2^IdxBits (spec: Add).
@@ -260,7 +274,10 @@ mod tests {
 
     #[test]
     fn u32_counters_fit() {
-        let c = Config { idx_bits: 32, ..cfg(Mutant::None) };
+        let c = Config {
+            idx_bits: 32,
+            ..cfg(Mutant::None)
+        };
         assert_eq!(c.add(u32::MAX as u64, 1), 0);
         assert_eq!(c.sub(0, u32::MAX as u64), 1);
         assert!(c.validate().is_ok());
@@ -268,10 +285,46 @@ mod tests {
 
     #[test]
     fn validate_rejects_the_assumes() {
-        assert!(Config { size: 3, ..cfg(Mutant::None) }.validate().is_err());
-        assert!(Config { size: 8, ..cfg(Mutant::None) }.validate().is_err());
-        assert!(Config { max_batch: 3, ..cfg(Mutant::None) }.validate().is_err());
-        assert!(Config { idx_bits: 33, ..cfg(Mutant::None) }.validate().is_err());
+        assert!(Config {
+            size: 3,
+            ..cfg(Mutant::None)
+        }
+        .validate()
+        .is_err());
+        assert!(Config {
+            size: 8,
+            ..cfg(Mutant::None)
+        }
+        .validate()
+        .is_err());
+        assert!(Config {
+            max_batch: 3,
+            ..cfg(Mutant::None)
+        }
+        .validate()
+        .is_err());
+        assert!(Config {
+            idx_bits: 33,
+            ..cfg(Mutant::None)
+        }
+        .validate()
+        .is_err());
+    }
+
+    #[test]
+    fn json_uses_the_spec_strings() {
+        let c = Config {
+            barriers: Barriers::ALL.without(Barrier::C),
+            ..cfg(Mutant::XskRmb)
+        };
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["barriers"], serde_json::json!(["A", "B", "D"]));
+        assert_eq!(json["mutant"], "xsk-rmb");
+        assert_eq!(json["prod_side"], "user");
+        assert_eq!(serde_json::from_value::<Config>(json).unwrap(), c);
+        for m in Mutant::ALL {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.id());
+        }
     }
 
     #[test]
@@ -279,7 +332,10 @@ mod tests {
         for m in Mutant::ALL {
             assert_eq!(Mutant::from_id(m.id()), Some(m));
         }
-        let bs: Barriers = ["A", "C"].iter().filter_map(|s| Barrier::from_id(s)).collect();
+        let bs: Barriers = ["A", "C"]
+            .iter()
+            .filter_map(|s| Barrier::from_id(s))
+            .collect();
         assert!(bs.contains(Barrier::A) && !bs.contains(Barrier::B));
         assert_eq!(bs.iter().map(Barrier::id).collect::<Vec<_>>(), ["A", "C"]);
     }

@@ -50,7 +50,11 @@ impl State {
         }
         let empty = self.c_prod == self.c_cons;
         let cp = if empty { self.prod } else { self.c_prod };
-        let end = if cp != self.c_cons { cfg.add(self.c_cons, 1) } else { self.c_cons };
+        let end = if cp != self.c_cons {
+            cfg.add(self.c_cons, 1)
+        } else {
+            self.c_cons
+        };
         let mut next = self.clone();
         if empty && cfg.mutant != Mutant::ConsNoPublish {
             next.cons = self.c_cons;
@@ -71,7 +75,11 @@ impl State {
         {
             return None;
         }
-        let cp = if self.c_prod == self.c_end { self.prod } else { self.c_prod };
+        let cp = if self.c_prod == self.c_end {
+            self.prod
+        } else {
+            self.c_prod
+        };
         let end = cfg.add(self.c_end, nb.min(cfg.sub(cp, self.c_end)));
         let mut next = self.clone();
         next.c_prod = cp;
@@ -92,7 +100,11 @@ impl State {
         {
             return None;
         }
-        let cp = if cfg.sub(self.c_prod, self.c_cons) >= max { self.c_prod } else { self.prod };
+        let cp = if cfg.sub(self.c_prod, self.c_cons) >= max {
+            self.c_prod
+        } else {
+            self.prod
+        };
         let end = cfg.add(self.c_cons, max.min(cfg.sub(cp, self.c_cons)));
         let mut next = self.clone();
         next.c_prod = cp;
@@ -109,7 +121,10 @@ impl State {
             return None;
         }
         let l = if self.c_spec.some && self.c_spec.pos == self.c_rd {
-            Load { exp: self.c_exp, ..self.c_spec }
+            Load {
+                exp: self.c_exp,
+                ..self.c_spec
+            }
         } else {
             self.load_at(cfg, self.c_rd)
         };
@@ -231,11 +246,17 @@ mod tests {
     fn kernel_peek_read_release_publish() {
         let c = cfg(Side::Kernel);
         let s = two_published(&c);
-        assert!(s.cons_peek(&c, Some(1)).is_none(), "kernel peek takes no nb");
+        assert!(
+            s.cons_peek(&c, Some(1)).is_none(),
+            "kernel peek takes no nb"
+        );
         let p = s.cons_peek(&c, None).unwrap();
         assert_eq!((p.c_prod, p.c_end), (0, 7));
         let r = p.cons_read(&c).unwrap();
-        assert_eq!((r.last.pos, r.last.val, r.last.ok, r.c_valid), (6, 6, false, 0));
+        assert_eq!(
+            (r.last.pos, r.last.val, r.last.ok, r.c_valid),
+            (6, 6, false, 0)
+        );
         assert_eq!(r.own[0], Own::Read);
         let rel = r.cons_release(&c, None).unwrap();
         assert_eq!((rel.c_cons, rel.c_rd, rel.c_end, rel.cons), (7, 7, 7, 6));
@@ -245,7 +266,10 @@ mod tests {
     #[test]
     fn batch_release_count_releases_only_valid() {
         let c = cfg(Side::Kernel);
-        let mutant = Config { mutant: Mutant::BatchReleaseCount, ..c.clone() };
+        let mutant = Config {
+            mutant: Mutant::BatchReleaseCount,
+            ..c.clone()
+        };
         let s = two_published(&c).cons_peek_batch(&c, 2).unwrap();
         let s = s.cons_read(&c).unwrap().cons_read(&c).unwrap();
         assert_eq!(s.c_valid, 1);
@@ -258,7 +282,10 @@ mod tests {
         let c = cfg(Side::User);
         let s = two_published(&c).cons_peek(&c, Some(2)).unwrap();
         assert_eq!((s.c_cons, s.c_end), (0, 0));
-        assert!(s.cons_release(&c, Some(1)).is_none(), "D: nothing loaded yet");
+        assert!(
+            s.cons_release(&c, Some(1)).is_none(),
+            "D: nothing loaded yet"
+        );
         let r = s.cons_read(&c).unwrap();
         assert!(r.cons_release(&c, Some(2)).is_none());
         assert_eq!(r.cons_release(&c, Some(1)).unwrap().cons, 7);
@@ -266,11 +293,18 @@ mod tests {
 
     #[test]
     fn read_ahead_loads_before_publication() {
-        let c = Config { barriers: Barriers::ALL.without(Barrier::C), ..cfg(Side::Kernel) };
+        let c = Config {
+            barriers: Barriers::ALL.without(Barrier::C),
+            ..cfg(Side::Kernel)
+        };
         let s = State::init(&c, 0);
         let a = s.cons_read_ahead(&c).unwrap();
         assert!(a.c_spec.some && !a.c_spec.published);
         assert!(a.cons_read_ahead(&c).is_none());
-        assert_eq!(a.cons_peek(&c, None).unwrap().c_spec, Load::NONE, "empty refresh drops it");
+        assert_eq!(
+            a.cons_peek(&c, None).unwrap().c_spec,
+            Load::NONE,
+            "empty refresh drops it"
+        );
     }
 }

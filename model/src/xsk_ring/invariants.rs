@@ -70,7 +70,10 @@ impl State {
 
     /// The name of the first invariant violated here, in cfg order.
     pub fn violated(&self, cfg: &Config) -> Option<&'static str> {
-        INVARIANTS.iter().find(|(_, holds)| !holds(self, cfg)).map(|(name, _)| *name)
+        INVARIANTS
+            .iter()
+            .find(|(_, holds)| !holds(self, cfg))
+            .map(|(name, _)| *name)
     }
 }
 
@@ -113,9 +116,17 @@ mod tests {
         assert_eq!(with(&|t| t.c_prod = 5), Some("CachedNotAhead"));
         assert_eq!(with(&|t| t.p_prod = 3), Some("InFlightBounded"));
         assert_eq!(with(&|t| t.own[1] = Own::Clobbered), Some("NoOverwrite"));
-        let bad = Load { some: true, published: false, ..Load::NONE };
+        let bad = Load {
+            some: true,
+            published: false,
+            ..Load::NONE
+        };
         assert_eq!(with(&|t| t.last = bad), Some("ReadsPublished"));
-        let early = Load { some: true, exp: 1, ..Load::NONE };
+        let early = Load {
+            some: true,
+            exp: 1,
+            ..Load::NONE
+        };
         assert_eq!(with(&|t| t.last = early), Some("FifoOrder"));
         assert!(invariant("NoOverwrite").is_some() && invariant("Liveness").is_none());
     }

@@ -87,14 +87,56 @@ mod tests {
         assert_eq!(s.step(&c, &Action::Stutter), Some(s.clone()));
     }
 
+    /// Random walks with real u32 counters across the wrap keep every
+    /// invariant on each correct ring.
+    #[test]
+    fn u32_walks_keep_the_invariants() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for (prod_side, cons_side, invalid_descs) in [
+            (Side::User, Side::Kernel, false),
+            (Side::User, Side::Kernel, true),
+            (Side::Kernel, Side::User, false),
+        ] {
+            let c = Config {
+                size: 4,
+                idx_bits: 32,
+                max_batch: 3,
+                prod_side,
+                cons_side,
+                invalid_descs,
+                ..comp()
+            };
+            let mut s = State::init(&c, u32::MAX as u64 - 5);
+            let mut wrapped = false;
+            for _ in 0..20_000 {
+                let succ = s.successors(&c);
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s = succ[(seed % succ.len() as u64) as usize].1.clone();
+                assert_eq!(s.violated(&c), None, "{s:?}");
+                wrapped |= s.cons < 1000;
+            }
+            assert!(wrapped, "->consumer never passed 2^32");
+        }
+    }
+
     #[test]
     fn initial_choices() {
         let c = comp();
-        let names: Vec<String> =
-            State::init(&c, 0).successors(&c).iter().map(|(a, _)| a.to_string()).collect();
+        let names: Vec<String> = State::init(&c, 0)
+            .successors(&c)
+            .iter()
+            .map(|(a, _)| a.to_string())
+            .collect();
         assert_eq!(
             names,
-            ["ProdReserve(n=1)", "ProdReserve(n=2)", "ConsPeek(nb=1)", "ConsPeek(nb=2)"]
+            [
+                "ProdReserve(n=1)",
+                "ProdReserve(n=2)",
+                "ConsPeek(nb=1)",
+                "ConsPeek(nb=2)"
+            ]
         );
     }
 }

@@ -48,9 +48,17 @@ impl State {
             }
             Side::User => {
                 let short = cfg.sub(self.p_cons, self.p_prod) < n;
-                let cc = if short { cfg.add(self.cons, cfg.size) } else { self.p_cons };
+                let cc = if short {
+                    cfg.add(self.cons, cfg.size)
+                } else {
+                    self.p_cons
+                };
                 let free = cfg.sub(cc, self.p_prod);
-                let ok = if cfg.mutant == Mutant::ReservePartial { free > 0 } else { free >= n };
+                let ok = if cfg.mutant == Mutant::ReservePartial {
+                    free > 0
+                } else {
+                    free >= n
+                };
                 if self.p_ahead && !ok {
                     return None;
                 }
@@ -163,13 +171,30 @@ mod tests {
         let c = cfg(Side::User);
         let s = State::init(&c, 0).prod_reserve(&c, 2).unwrap();
         assert_eq!(s.p_prod, 2);
-        assert!(s.prod_reserve(&c, 1).is_none(), "reserved entries not yet stored");
-        let s = s.prod_write(&c, true).unwrap().prod_write(&c, true).unwrap();
+        assert!(
+            s.prod_reserve(&c, 1).is_none(),
+            "reserved entries not yet stored"
+        );
+        let s = s
+            .prod_write(&c, true)
+            .unwrap()
+            .prod_write(&c, true)
+            .unwrap();
         let t = s.prod_reserve(&c, 1).unwrap();
         assert_eq!((t.p_prod, t.p_cons), (2, 2), "ring full: nothing reserved");
-        let partial = Config { mutant: Mutant::ReservePartial, ..c.clone() };
-        let u = State::init(&c, 0).prod_reserve(&c, 1).unwrap().prod_write(&c, true).unwrap();
-        assert!(u.prod_reserve(&c, 2).unwrap() == u, "one free: all or nothing");
+        let partial = Config {
+            mutant: Mutant::ReservePartial,
+            ..c.clone()
+        };
+        let u = State::init(&c, 0)
+            .prod_reserve(&c, 1)
+            .unwrap()
+            .prod_write(&c, true)
+            .unwrap();
+        assert!(
+            u.prod_reserve(&c, 2).unwrap() == u,
+            "one free: all or nothing"
+        );
         assert_eq!(u.prod_reserve(&partial, 2).unwrap().p_prod, 3);
     }
 
@@ -188,13 +213,19 @@ mod tests {
         let s = State::init(&c, 0).prod_reserve(&c, 2).unwrap();
         assert!(s.prod_write(&c, false).is_none(), "no invalid descs");
         let w = s.prod_write(&c, true).unwrap();
-        assert_eq!((w.slot[0], w.own[0], w.p_wr), (Entry { idx: 0, ok: true }, Own::Written, 1));
+        assert_eq!(
+            (w.slot[0], w.own[0], w.p_wr),
+            (Entry { idx: 0, ok: true }, Own::Written, 1)
+        );
         assert!(w.prod_submit(&c, 2).is_none(), "B: only stored entries");
         assert_eq!(w.prod_submit(&c, 1).unwrap().own[0], Own::Published);
         assert!(w.prod_cancel(&c, 1).is_none(), "a store is in flight");
         let w2 = w.prod_write(&c, true).unwrap();
         let back = w2.prod_cancel(&c, 2).unwrap();
-        assert_eq!((back.p_prod, back.own.clone()), (0, vec![Own::Free, Own::Free]));
+        assert_eq!(
+            (back.p_prod, back.own.clone()),
+            (0, vec![Own::Free, Own::Free])
+        );
     }
 
     #[test]
@@ -202,7 +233,10 @@ mod tests {
         let c = cfg(Side::Kernel);
         let s = State::init(&c, 0);
         assert!(s.prod_write_ahead(&c, true).is_none());
-        let no_a = Config { barriers: Barriers::ALL.without(Barrier::A), ..c };
+        let no_a = Config {
+            barriers: Barriers::ALL.without(Barrier::A),
+            ..c
+        };
         let a = s.prod_write_ahead(&no_a, true).unwrap();
         assert!(a.p_ahead && a.prod_write(&no_a, true).is_none());
         let r = a.prod_reserve(&no_a, 1).unwrap();

@@ -14,6 +14,7 @@ pub struct Entry {
 
 /// Whose a slot is (spec: own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Own {
     Free,
     Written,
@@ -24,7 +25,13 @@ pub enum Own {
 }
 
 impl Own {
-    pub const ALL: [Own; 5] = [Own::Free, Own::Written, Own::Published, Own::Read, Own::Clobbered];
+    pub const ALL: [Own; 5] = [
+        Own::Free,
+        Own::Written,
+        Own::Published,
+        Own::Read,
+        Own::Clobbered,
+    ];
 
     /// The spec's string.
     pub fn id(self) -> &'static str {
@@ -60,7 +67,14 @@ pub struct Load {
 
 impl Load {
     /// NoLoad
-    pub const NONE: Load = Load { pos: 0, val: 0, ok: true, published: true, exp: 0, some: false };
+    pub const NONE: Load = Load {
+        pos: 0,
+        val: 0,
+        ok: true,
+        published: true,
+        exp: 0,
+        some: false,
+    };
 }
 
 /// The spec's variables, names in snake_case.
@@ -111,7 +125,13 @@ impl State {
         State {
             prod: start,
             cons: start,
-            slot: vec![Entry { idx: cfg.never(), ok: true }; size],
+            slot: vec![
+                Entry {
+                    idx: cfg.never(),
+                    ok: true
+                };
+                size
+            ],
             own: vec![Own::Free; size],
             p_prod: start,
             p_cons: match cfg.prod_side {
@@ -191,7 +211,11 @@ mod tests {
     #[test]
     fn published_is_the_window_cons_to_prod() {
         let cfg = fill();
-        let s = State { prod: 1, cons: 7, ..State::init(&cfg, 7) };
+        let s = State {
+            prod: 1,
+            cons: 7,
+            ..State::init(&cfg, 7)
+        };
         assert!(s.published(&cfg, 7) && s.published(&cfg, 0));
         assert!(!s.published(&cfg, 1) && !s.published(&cfg, 6));
     }

@@ -8,8 +8,8 @@ use crate::tla::{Value, Vars};
 
 /// The spec's variable names, in the order of `vars`.
 pub const VARIABLES: [&str; 16] = [
-    "prod", "cons", "slot", "own", "pProd", "pCons", "pWr", "pAhead", "cProd", "cCons", "cRd", "cEnd",
-    "cValid", "cSpec", "cExp", "last",
+    "prod", "cons", "slot", "own", "pProd", "pCons", "pWr", "pAhead", "cProd", "cCons", "cRd",
+    "cEnd", "cValid", "cSpec", "cExp", "last",
 ];
 
 /// A TLA+ state that is not a State: which variable, and why.
@@ -37,12 +37,15 @@ fn nat(v: &Value) -> Res<u64> {
 }
 
 fn boolean(v: &Value) -> Res<bool> {
-    v.as_bool().ok_or_else(|| format!("expected TRUE or FALSE, found {v}"))
+    v.as_bool()
+        .ok_or_else(|| format!("expected TRUE or FALSE, found {v}"))
 }
 
 /// The fields of a record with exactly these names.
 fn fields<'a>(v: &'a Value, names: &[&str]) -> Res<Vec<&'a Value>> {
-    let rec = v.as_record().ok_or_else(|| format!("expected a record, found {}", v.kind()))?;
+    let rec = v
+        .as_record()
+        .ok_or_else(|| format!("expected a record, found {}", v.kind()))?;
     if let Some(extra) = rec.keys().find(|k| !names.contains(&k.as_str())) {
         return Err(format!("unexpected field `{extra}`"));
     }
@@ -58,11 +61,16 @@ fn field<T>(name: &str, v: &Value, f: impl Fn(&Value) -> Res<T>) -> Res<T> {
 
 fn entry(v: &Value) -> Res<Entry> {
     let f = fields(v, &["idx", "ok"])?;
-    Ok(Entry { idx: field("idx", f[0], nat)?, ok: field("ok", f[1], boolean)? })
+    Ok(Entry {
+        idx: field("idx", f[0], nat)?,
+        ok: field("ok", f[1], boolean)?,
+    })
 }
 
 fn own(v: &Value) -> Res<Own> {
-    v.as_str().and_then(Own::from_id).ok_or_else(|| format!("expected a slot owner string, found {v}"))
+    v.as_str()
+        .and_then(Own::from_id)
+        .ok_or_else(|| format!("expected a slot owner string, found {v}"))
 }
 
 fn load(v: &Value) -> Res<Load> {
@@ -79,12 +87,17 @@ fn load(v: &Value) -> Res<Load> {
 
 /// A function on 0..n-1, as a vector.
 fn per_slot<T>(v: &Value, item: impl Fn(&Value) -> Res<T>) -> Res<Vec<T>> {
-    let f = v.as_function().ok_or_else(|| format!("expected a function on Slots, found {}", v.kind()))?;
+    let f = v
+        .as_function()
+        .ok_or_else(|| format!("expected a function on Slots, found {}", v.kind()))?;
     f.iter()
         .enumerate()
         .map(|(i, (k, x))| {
             if *k != Value::Int(i as i64) {
-                return Err(format!("expected a function on 0..{}, found key {k}", f.len() - 1));
+                return Err(format!(
+                    "expected a function on 0..{}, found key {k}",
+                    f.len() - 1
+                ));
             }
             item(x).map_err(|e| format!("slot {i}: {e}"))
         })
@@ -96,7 +109,12 @@ fn int(i: u64) -> Value {
 }
 
 fn record(pairs: &[(&str, Value)]) -> Value {
-    Value::Record(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+    Value::Record(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
 }
 
 fn load_value(l: &Load) -> Value {
@@ -111,20 +129,35 @@ fn load_value(l: &Load) -> Value {
 }
 
 fn slots<T>(items: &[T], f: impl Fn(&T) -> Value) -> Value {
-    Value::Func(items.iter().enumerate().map(|(i, x)| (int(i as u64), f(x))).collect())
+    Value::Func(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (int(i as u64), f(x)))
+            .collect(),
+    )
 }
 
 impl State {
     /// The State a parsed TLA+ state describes.
     pub fn from_tla(vars: &Vars) -> Result<State, FromTlaError> {
         if let Some(extra) = vars.keys().find(|k| !VARIABLES.contains(&k.as_str())) {
-            return Err(FromTlaError { var: extra.clone(), msg: "not a variable of XskRing".into() });
+            return Err(FromTlaError {
+                var: extra.clone(),
+                msg: "not a variable of XskRing".into(),
+            });
         }
         let get = |name: &str| {
-            vars.get(name).ok_or_else(|| FromTlaError { var: name.into(), msg: "missing".into() })
+            vars.get(name).ok_or_else(|| FromTlaError {
+                var: name.into(),
+                msg: "missing".into(),
+            })
         };
         fn conv<T>(name: &str, v: &Value, f: impl Fn(&Value) -> Res<T>) -> Result<T, FromTlaError> {
-            f(v).map_err(|msg| FromTlaError { var: name.into(), msg })
+            f(v).map_err(|msg| FromTlaError {
+                var: name.into(),
+                msg,
+            })
         }
         let n = |name: &str| conv(name, get(name)?, nat);
         let s = State {
@@ -156,7 +189,9 @@ impl State {
 
     /// The spec's variables as TLA+ values.
     pub fn to_tla(&self) -> Vars {
-        let entries = slots(&self.slot, |e| record(&[("idx", int(e.idx)), ("ok", Value::Bool(e.ok))]));
+        let entries = slots(&self.slot, |e| {
+            record(&[("idx", int(e.idx)), ("ok", Value::Bool(e.ok))])
+        });
         let pairs = [
             ("prod", int(self.prod)),
             ("cons", int(self.cons)),
@@ -175,7 +210,10 @@ impl State {
             ("cExp", int(self.c_exp)),
             ("last", load_value(&self.last)),
         ];
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<BTreeMap<_, _>>()
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect::<BTreeMap<_, _>>()
     }
 
     /// The variables whose values differ, with both values in TLC syntax.
@@ -222,7 +260,10 @@ mod tests {
         assert_eq!(s.c_spec, Load::NONE);
         assert_eq!(s.to_tla(), vars);
         let dump = format!("---- MODULE t ----\nSTATE_1 ==\n{TLC_STATE}\n====\n");
-        assert_eq!(State::from_tla(&parse_trace_module(&dump).unwrap()[0]).unwrap(), s);
+        assert_eq!(
+            State::from_tla(&parse_trace_module(&dump).unwrap()[0]).unwrap(),
+            s
+        );
     }
 
     #[test]
@@ -233,18 +274,40 @@ mod tests {
             v.insert(name.into(), crate::tla::parse_value(text).unwrap());
             State::from_tla(&v).unwrap_err().to_string()
         };
-        assert_eq!(with("pWr", "-1"), "variable `pWr`: expected a natural number, found -1");
-        assert_eq!(with("pAhead", "1"), "variable `pAhead`: expected TRUE or FALSE, found 1");
-        assert_eq!(with("own", "(0 :> \"lost\" @@ 1 :> \"free\")"),
-            "variable `own`: slot 0: expected a slot owner string, found \"lost\"");
-        assert_eq!(with("last", "[pos |-> 0]"), "variable `last`: missing field `val`");
-        assert_eq!(with("slot", "(1 :> [idx |-> 0, ok |-> TRUE])"),
-            "variable `slot`: expected a function on 0..0, found key 1");
-        assert_eq!(with("own", "(0 :> \"free\")"), "variable `own`: has 1 slots but slot has 2");
-        assert_eq!(with("extra", "1"), "variable `extra`: not a variable of XskRing");
+        assert_eq!(
+            with("pWr", "-1"),
+            "variable `pWr`: expected a natural number, found -1"
+        );
+        assert_eq!(
+            with("pAhead", "1"),
+            "variable `pAhead`: expected TRUE or FALSE, found 1"
+        );
+        assert_eq!(
+            with("own", "(0 :> \"lost\" @@ 1 :> \"free\")"),
+            "variable `own`: slot 0: expected a slot owner string, found \"lost\""
+        );
+        assert_eq!(
+            with("last", "[pos |-> 0]"),
+            "variable `last`: missing field `val`"
+        );
+        assert_eq!(
+            with("slot", "(1 :> [idx |-> 0, ok |-> TRUE])"),
+            "variable `slot`: expected a function on 0..0, found key 1"
+        );
+        assert_eq!(
+            with("own", "(0 :> \"free\")"),
+            "variable `own`: has 1 slots but slot has 2"
+        );
+        assert_eq!(
+            with("extra", "1"),
+            "variable `extra`: not a variable of XskRing"
+        );
         let mut v = vars.clone();
         v.remove("cExp");
-        assert_eq!(State::from_tla(&v).unwrap_err().to_string(), "variable `cExp`: missing");
+        assert_eq!(
+            State::from_tla(&v).unwrap_err().to_string(),
+            "variable `cExp`: missing"
+        );
     }
 
     #[test]
@@ -261,6 +324,9 @@ mod tests {
         };
         let a = State::init(&cfg, 0);
         let b = a.prod_reserve(&cfg, 1).unwrap();
-        assert_eq!(a.diff(&b), vec![("pProd", "0".to_string(), "1".to_string())]);
+        assert_eq!(
+            a.diff(&b),
+            vec![("pProd", "0".to_string(), "1".to_string())]
+        );
     }
 }
