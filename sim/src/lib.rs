@@ -15,7 +15,13 @@ pub mod action;
 #[cfg(not(loom))]
 pub mod actor;
 #[cfg(not(loom))]
+pub mod cli;
+#[cfg(not(loom))]
 pub mod config;
+#[cfg(not(loom))]
+pub mod invariants;
+#[cfg(not(loom))]
+pub mod outcome;
 #[cfg(not(loom))]
 pub mod payload;
 #[cfg(not(loom))]
@@ -31,6 +37,11 @@ pub mod tlc;
 #[cfg(not(loom))]
 pub mod trace;
 
+#[cfg(not(loom))]
+pub use outcome::{Failure, RunError, Summary};
+#[cfg(not(loom))]
+pub use sched::Sim;
+
 /// The mutant features this build was compiled with.
 pub fn mutants() -> Vec<&'static str> {
     let all = [
@@ -39,10 +50,25 @@ pub fn mutants() -> Vec<&'static str> {
         ("mutant-barrier-b", cfg!(feature = "mutant-barrier-b")),
         ("mutant-barrier-d", cfg!(feature = "mutant-barrier-d")),
         ("mutant-wrapping-add", cfg!(feature = "mutant-wrapping-add")),
-        ("mutant-batch-release-count", cfg!(feature = "mutant-batch-release-count")),
-        ("mutant-reserve-partial", cfg!(feature = "mutant-reserve-partial")),
-        ("mutant-cached-cons-offset", cfg!(feature = "mutant-cached-cons-offset")),
-        ("mutant-cons-no-publish", cfg!(feature = "mutant-cons-no-publish")),
+        (
+            "mutant-batch-release-count",
+            cfg!(feature = "mutant-batch-release-count"),
+        ),
+        (
+            "mutant-reserve-partial",
+            cfg!(feature = "mutant-reserve-partial"),
+        ),
+        (
+            "mutant-cached-cons-offset",
+            cfg!(feature = "mutant-cached-cons-offset"),
+        ),
+        (
+            "mutant-cons-no-publish",
+            cfg!(feature = "mutant-cons-no-publish"),
+        ),
     ];
-    all.into_iter().filter(|(_, on)| *on).map(|(name, _)| name).collect()
+    all.into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| name)
+        .collect()
 }

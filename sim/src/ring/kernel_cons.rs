@@ -33,15 +33,22 @@ impl<R: RingMem> KernelCons<R> {
         // Relaxed: the ring is idle or ours; the first peek refreshes with C.
         let cached_prod = ring.producer().load(Relaxed);
         let cached_cons = ring.consumer().load(Relaxed);
-        Self { ring, cached_prod, cached_cons }
+        Self {
+            ring,
+            cached_prod,
+            cached_cons,
+        }
     }
 
+    /// The memory this handle works on.
     pub fn ring(&self) -> &R {
         &self.ring
     }
+    /// `q->cached_prod`.
     pub fn cached_prod(&self) -> u32 {
         self.cached_prod
     }
+    /// `q->cached_cons`.
     pub fn cached_cons(&self) -> u32 {
         self.cached_cons
     }
@@ -54,9 +61,15 @@ impl<R: RingMem> KernelCons<R> {
         if cfg!(feature = "mutant-cons-no-publish") {
             return;
         }
-        debug_assert!(sub(self.cached_cons, self.ring.consumer().load(Relaxed)) <= self.ring.size());
+        debug_assert!(
+            sub(self.cached_cons, self.ring.consumer().load(Relaxed)) <= self.ring.size()
+        );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
-        let d = if cfg!(feature = "mutant-barrier-d") { Relaxed } else { Release };
+        let d = if cfg!(feature = "mutant-barrier-d") {
+            Relaxed
+        } else {
+            Release
+        };
         self.ring.consumer().store(self.cached_cons, d);
     }
 
@@ -65,10 +78,19 @@ impl<R: RingMem> KernelCons<R> {
     fn refresh(&mut self) {
         // mutant-xsk-rmb: the refresh loses its acquire (C), the barrier added by
         // "xsk: add missing memory barrier in xskq_has_addrs()" (2019).
-        let c = if cfg!(feature = "mutant-xsk-rmb") { Relaxed } else { Acquire };
+        let c = if cfg!(feature = "mutant-xsk-rmb") {
+            Relaxed
+        } else {
+            Acquire
+        };
         self.cached_prod = self.ring.producer().load(c);
         let avail = sub(self.cached_prod, self.cached_cons);
-        assert!(avail <= self.ring.size(), "kernel consumer: ->producer {} is {avail} past cached_cons {}", self.cached_prod, self.cached_cons);
+        assert!(
+            avail <= self.ring.size(),
+            "kernel consumer: ->producer {} is {avail} past cached_cons {}",
+            self.cached_prod,
+            self.cached_cons
+        );
     }
 
     /// Kernel: xskq_cons_get_entries(): publish (D), then refresh (C).
@@ -126,7 +148,10 @@ impl<R: RingMem> KernelCons<R> {
     /// Spec: ConsRelease. Kernel: xskq_cons_release_n().
     pub fn release_n(&mut self, n: u32) {
         let peeked = sub(self.cached_prod, self.cached_cons);
-        assert!(n <= peeked, "kernel consumer: release {n} with {peeked} peeked");
+        assert!(
+            n <= peeked,
+            "kernel consumer: release {n} with {peeked} peeked"
+        );
         self.cached_cons = add(self.cached_cons, n);
     }
 
@@ -134,17 +159,30 @@ impl<R: RingMem> KernelCons<R> {
     /// were valid. Kernel: the release ending xskq_cons_read_desc_batch():
     /// "Release valid plus any invalid entries".
     pub fn release_examined(&mut self, examined: u32, valid: u32) {
-        assert!(valid <= examined, "kernel consumer: {valid} valid of {examined} examined");
+        assert!(
+            valid <= examined,
+            "kernel consumer: {valid} valid of {examined} examined"
+        );
         // mutant-batch-release-count: only the valid are released ("xsk: Fix
         // handling of invalid descriptors in XSK TX batching API", 2022).
-        let n = if cfg!(feature = "mutant-batch-release-count") { valid } else { examined };
+        let n = if cfg!(feature = "mutant-batch-release-count") {
+            valid
+        } else {
+            examined
+        };
         self.release_n(n);
     }
 
     /// Kernel: xskq_cons_cancel_n(): un-read `n` released, unpublished entries.
     pub fn cancel_n(&mut self, n: u32) {
-        debug_assert!(n <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)), "kernel consumer: cancel {n} beyond the unpublished");
-        assert!(n <= self.ring.size(), "kernel consumer: cancel {n} beyond the ring");
+        debug_assert!(
+            n <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)),
+            "kernel consumer: cancel {n} beyond the unpublished"
+        );
+        assert!(
+            n <= self.ring.size(),
+            "kernel consumer: cancel {n} beyond the ring"
+        );
         self.cached_cons = sub(self.cached_cons, n);
     }
 
@@ -153,7 +191,12 @@ impl<R: RingMem> KernelCons<R> {
     /// invalid one (the drain path), and release all examined. Size the batch
     /// with [`KernelCons::nb_entries`] first, as xsk_tx_peek_release_desc_batch()
     /// does. Entries are appended to `out`, the invalid one included.
-    pub fn read_desc_batch(&mut self, max: u32, out: &mut Vec<R::Entry>, mut validate: impl FnMut(&R::Entry) -> bool) -> TxBatch {
+    pub fn read_desc_batch(
+        &mut self,
+        max: u32,
+        out: &mut Vec<R::Entry>,
+        mut validate: impl FnMut(&R::Entry) -> bool,
+    ) -> TxBatch {
         let mut batch = TxBatch::default();
         let mut pos = self.cached_cons;
         let mut examined = 0;
@@ -183,11 +226,19 @@ mod tests {
     }
 
     fn put(c: &KernelCons<Ring<XdpDesc>>, pos: u32, len: u32) {
-        unsafe { c.ring().write(pos, XdpDesc { addr: pos as u64, len, options: 0 }) };
+        unsafe {
+            c.ring().write(
+                pos,
+                XdpDesc {
+                    addr: pos as u64,
+                    len,
+                    options: 0,
+                },
+            )
+        };
         c.ring().producer().store(add(pos, 1), Release);
     }
 
-    #[cfg(not(feature = "mutant-cons-no-publish"))]
     #[test]
     fn peek_publishes_then_refreshes_only_when_empty() {
         let mut c = cons(4, u32::MAX);
@@ -218,7 +269,6 @@ mod tests {
         assert_eq!(c.nb_entries(4), 3);
     }
 
-    #[cfg(not(feature = "mutant-batch-release-count"))]
     #[test]
     fn batch_stops_after_an_invalid_desc_and_releases_it_too() {
         let mut c = cons(4, u32::MAX - 1);
@@ -228,11 +278,23 @@ mod tests {
         assert_eq!(c.nb_entries(4), 3);
         let mut out = Vec::new();
         let b = c.read_desc_batch(3, &mut out, XdpDesc::is_valid);
-        assert_eq!(b, TxBatch { tx_descs: 1, reclaim_descs: 1 });
+        assert_eq!(
+            b,
+            TxBatch {
+                tx_descs: 1,
+                reclaim_descs: 1
+            }
+        );
         assert_eq!(out.len(), 2);
         assert_eq!(c.cached_cons(), 0);
         let b = c.read_desc_batch(3, &mut out, XdpDesc::is_valid);
-        assert_eq!(b, TxBatch { tx_descs: 1, reclaim_descs: 0 });
+        assert_eq!(
+            b,
+            TxBatch {
+                tx_descs: 1,
+                reclaim_descs: 0
+            }
+        );
         assert_eq!(c.cached_cons(), 1);
     }
 

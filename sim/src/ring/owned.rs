@@ -98,7 +98,10 @@ mod tests {
         for size in [0, 3, 6, 100, u32::MAX] {
             let err = Ring::new(size, 0, 0u64).unwrap_err();
             assert_eq!(err, SizeError { size });
-            assert_eq!(err.to_string(), format!("ring size {size} is not a power of two"));
+            assert_eq!(
+                err.to_string(),
+                format!("ring size {size} is not a power of two")
+            );
         }
         for size in [1, 2, 4, 1024] {
             assert!(Ring::new(size, 0, 0u64).is_ok());

@@ -25,15 +25,22 @@ impl<R: RingMem> UserCons<R> {
         // Relaxed: libxdp reads both plainly at setup.
         let cached_prod = ring.producer().load(Relaxed);
         let cached_cons = ring.consumer().load(Relaxed);
-        Self { ring, cached_prod, cached_cons }
+        Self {
+            ring,
+            cached_prod,
+            cached_cons,
+        }
     }
 
+    /// The memory this handle works on.
     pub fn ring(&self) -> &R {
         &self.ring
     }
+    /// `cons->cached_prod`.
     pub fn cached_prod(&self) -> u32 {
         self.cached_prod
     }
+    /// `cons->cached_cons`.
     pub fn cached_cons(&self) -> u32 {
         self.cached_cons
     }
@@ -47,7 +54,12 @@ impl<R: RingMem> UserCons<R> {
             self.cached_prod = self.ring.producer().load(Acquire);
             entries = sub(self.cached_prod, self.cached_cons);
             let size = self.ring.size();
-            assert!(entries <= size, "user consumer: ->producer {} is {entries} past cached_cons {}", self.cached_prod, self.cached_cons);
+            assert!(
+                entries <= size,
+                "user consumer: ->producer {} is {entries} past cached_cons {}",
+                self.cached_prod,
+                self.cached_cons
+            );
         }
         entries.min(nb)
     }
@@ -82,16 +94,29 @@ impl<R: RingMem> UserCons<R> {
         // Relaxed: our own counter; only we store it.
         let cons = self.ring.consumer().load(Relaxed);
         let peeked = sub(self.cached_cons, cons);
-        assert!(nb <= peeked, "user consumer: release {nb} with {peeked} peeked");
+        assert!(
+            nb <= peeked,
+            "user consumer: release {nb} with {peeked} peeked"
+        );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
-        let d = if cfg!(feature = "mutant-barrier-d") { Relaxed } else { Release };
+        let d = if cfg!(feature = "mutant-barrier-d") {
+            Relaxed
+        } else {
+            Release
+        };
         self.ring.consumer().store(add(cons, nb), d);
     }
 
     /// libxdp: xsk_ring_cons__cancel(): un-peek `nb` unreleased entries.
     pub fn cancel(&mut self, nb: u32) {
-        debug_assert!(nb <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)), "user consumer: cancel {nb} beyond the peeked");
-        assert!(nb <= self.ring.size(), "user consumer: cancel {nb} beyond the ring");
+        debug_assert!(
+            nb <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)),
+            "user consumer: cancel {nb} beyond the peeked"
+        );
+        assert!(
+            nb <= self.ring.size(),
+            "user consumer: cancel {nb} beyond the ring"
+        );
         self.cached_cons = sub(self.cached_cons, nb);
     }
 }

@@ -27,15 +27,22 @@ impl<R: RingMem> UserProd<R> {
         // Relaxed: libxdp reads both plainly at setup.
         let cached_prod = ring.producer().load(Relaxed);
         let cached_cons = add(ring.consumer().load(Relaxed), ring.size());
-        Self { ring, cached_prod, cached_cons }
+        Self {
+            ring,
+            cached_prod,
+            cached_cons,
+        }
     }
 
+    /// The memory this handle works on.
     pub fn ring(&self) -> &R {
         &self.ring
     }
+    /// `prod->cached_prod`.
     pub fn cached_prod(&self) -> u32 {
         self.cached_prod
     }
+    /// `prod->cached_cons`.
     pub fn cached_cons(&self) -> u32 {
         self.cached_cons
     }
@@ -49,11 +56,20 @@ impl<R: RingMem> UserProd<R> {
             return free;
         }
         // mutant-barrier-a: the load of ->consumer loses its ordering (A).
-        let a = if cfg!(feature = "mutant-barrier-a") { Relaxed } else { Acquire };
+        let a = if cfg!(feature = "mutant-barrier-a") {
+            Relaxed
+        } else {
+            Acquire
+        };
         let size = self.ring.size();
         self.cached_cons = add(self.ring.consumer().load(a), size);
         let free = sub(self.cached_cons, self.cached_prod);
-        assert!(free <= size, "user producer: reserved up to {} past ->consumer {}", self.cached_prod, sub(self.cached_cons, size));
+        assert!(
+            free <= size,
+            "user producer: reserved up to {} past ->consumer {}",
+            self.cached_prod,
+            sub(self.cached_cons, size)
+        );
         free
     }
 
@@ -62,7 +78,11 @@ impl<R: RingMem> UserProd<R> {
     pub fn reserve(&mut self, nb: u32) -> Option<u32> {
         let free = self.nb_free(nb);
         // mutant-reserve-partial: grants nb though only 0 < free < nb are free.
-        let ok = if cfg!(feature = "mutant-reserve-partial") { free > 0 || nb == 0 } else { free >= nb };
+        let ok = if cfg!(feature = "mutant-reserve-partial") {
+            free > 0 || nb == 0
+        } else {
+            free >= nb
+        };
         if !ok {
             return None;
         }
@@ -70,7 +90,10 @@ impl<R: RingMem> UserProd<R> {
         self.cached_prod = add(self.cached_prod, nb);
         // Reserved and unconsumed entries never exceed the ring.
         let left = sub(self.cached_cons, self.cached_prod);
-        assert!(left <= self.ring.size(), "user producer: reserved {nb} with {free} free");
+        assert!(
+            left <= self.ring.size(),
+            "user producer: reserved {nb} with {free} free"
+        );
         Some(idx)
     }
 
@@ -83,7 +106,11 @@ impl<R: RingMem> UserProd<R> {
             "user producer: store to {idx}, not among the reserved before {}",
             self.cached_prod
         );
-        debug_assert!(within(idx, self.ring.producer().load(Relaxed), self.cached_prod));
+        debug_assert!(within(
+            idx,
+            self.ring.producer().load(Relaxed),
+            self.cached_prod
+        ));
         // Safety: idx is reserved and not submitted.
         unsafe { self.ring.write(idx, entry) }
     }
@@ -94,9 +121,16 @@ impl<R: RingMem> UserProd<R> {
         // Relaxed: our own counter; only we store it.
         let prod = self.ring.producer().load(Relaxed);
         let reserved = sub(self.cached_prod, prod);
-        assert!(nb <= reserved, "user producer: submit {nb} with {reserved} reserved");
+        assert!(
+            nb <= reserved,
+            "user producer: submit {nb} with {reserved} reserved"
+        );
         // mutant-barrier-b: the store of ->producer loses its release (B).
-        let b = if cfg!(feature = "mutant-barrier-b") { Relaxed } else { Release };
+        let b = if cfg!(feature = "mutant-barrier-b") {
+            Relaxed
+        } else {
+            Release
+        };
         self.ring.producer().store(add(prod, nb), b);
     }
 }
@@ -110,7 +144,6 @@ mod tests {
         unsafe { UserProd::new(Ring::new(size, start, 0).unwrap()) }
     }
 
-    #[cfg(not(feature = "mutant-reserve-partial"))]
     #[test]
     fn reserve_is_all_or_nothing_and_offsets_cached_cons() {
         let mut p = prod(4, u32::MAX - 2);
