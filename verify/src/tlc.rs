@@ -139,8 +139,12 @@ pub fn run(
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<TlcResult, String> {
     let _ = std::fs::remove_dir_all(&opts.metadir);
+    // TLC unpacks its standard modules into java.io.tmpdir; runs sharing
+    // one directory can read each other's half-written copies.
+    let tmp = opts.metadir.join("tmp");
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let mut cmd = Command::new(&tlc.java);
-    cmd.arg("-XX:+UseParallelGC").arg("-Xss16m");
+    cmd.arg("-XX:+UseParallelGC").arg("-Xss16m").arg(format!("-Djava.io.tmpdir={}", tmp.display()));
     if let Some(lib) = opts.library {
         cmd.arg(format!("-DTLA-Library={}", lib.display()));
     }
