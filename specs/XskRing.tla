@@ -123,11 +123,12 @@ ProdReserve ==
     /\ pWr = pProd \/ pAhead
     /\ \E n \in 1..MaxBatch :
         IF ProdSide = "kernel" THEN
-            LET short == Size - Sub(pProd, pCons) < n
+            \* free = nentries - (cached_prod - cached_cons), in u32
+            LET short == Sub(Size, Sub(pProd, pCons)) < n
                 cc    == IF ~short THEN pCons
                          ELSE IF Mutant = "cached-cons-offset"
                               THEN Add(cons, Size) ELSE cons
-                k     == Min(n, Size - Sub(pProd, cc))
+                k     == Min(n, Sub(Size, Sub(pProd, cc)))
             IN  /\ (pAhead => k > 0)
                 /\ pCons' = cc
                 /\ pProd' = Add(pProd, k)
@@ -222,6 +223,8 @@ KernelConsPeek ==
 
 \* Kernel: xskq_cons_nb_entries(max) then xskq_cons_read_desc_batch(): the
 \* producer is re-read (C) only when fewer than max entries are cached.
+\* 6.12.117 ends a tx batch after the first invalid descriptor; that run
+\* is this action with a smaller max.
 KernelConsPeekBatch ==
     /\ cRd = cEnd /\ cCons = cRd
     /\ \E max \in 1..MaxBatch :

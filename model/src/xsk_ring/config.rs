@@ -217,18 +217,6 @@ impl Config {
         }
     }
 
-    /// Add(a, k) for a k that may be negative (a kernel reserve of
-    /// Size - Sub(..) entries when the cache is ahead).
-    pub fn add_int(&self, a: u64, k: i128) -> u64 {
-        let sum = a as i128 + k;
-        let v = if self.mutant == Mutant::WrappingAdd {
-            sum
-        } else {
-            sum.rem_euclid(self.m() as i128)
-        };
-        u64::try_from(v).expect("an unreduced index sum below zero is not representable")
-    }
-
     /// Sub(a, b) == (a - b + M) % M: the wrapping distance a - b.
     pub fn sub(&self, a: u64, b: u64) -> u64 {
         let m = self.m() as i128;
@@ -261,7 +249,6 @@ mod tests {
     fn add_reduces_unless_wrapping_add() {
         assert_eq!(cfg(Mutant::None).add(7, 2), 1);
         assert_eq!(cfg(Mutant::WrappingAdd).add(7, 2), 9);
-        assert_eq!(cfg(Mutant::None).add_int(1, -3), 6);
     }
 
     #[test]

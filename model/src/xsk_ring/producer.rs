@@ -28,10 +28,10 @@ impl State {
             return None;
         }
         let mut next = self.clone();
-        let size = cfg.size as i128;
         match cfg.prod_side {
             Side::Kernel => {
-                let short = size - (cfg.sub(self.p_prod, self.p_cons) as i128) < n as i128;
+                // free = nentries - (cached_prod - cached_cons), in u32
+                let short = cfg.sub(cfg.size, cfg.sub(self.p_prod, self.p_cons)) < n;
                 let cc = if !short {
                     self.p_cons
                 } else if cfg.mutant == Mutant::CachedConsOffset {
@@ -39,12 +39,12 @@ impl State {
                 } else {
                     self.cons
                 };
-                let k = (n as i128).min(size - cfg.sub(self.p_prod, cc) as i128);
-                if self.p_ahead && k <= 0 {
+                let k = n.min(cfg.sub(cfg.size, cfg.sub(self.p_prod, cc)));
+                if self.p_ahead && k == 0 {
                     return None;
                 }
                 next.p_cons = cc;
-                next.p_prod = cfg.add_int(self.p_prod, k);
+                next.p_prod = cfg.add(self.p_prod, k);
             }
             Side::User => {
                 let short = cfg.sub(self.p_cons, self.p_prod) < n;
