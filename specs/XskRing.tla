@@ -157,10 +157,15 @@ ProdWrite ==
                    cValid, cSpec, cExp, last>>
 
 \* Without A the store of the next entry may be performed before the load
-\* of ->consumer that justifies it; ProdReserve must then justify it.
+\* of ->consumer that justifies it; ProdReserve must then justify it. Only
+\* where that load is needed (the cache says the ring is full) and could
+\* justify it (the slot's previous entry was published, so the consumer
+\* may have handed it back).
 ProdWriteAhead ==
     /\ "A" \notin Barriers
     /\ pWr = pProd /\ ~pAhead
+    /\ Sub(pProd, PConsReal) >= Size
+    /\ Sub(pProd, prod) < Size
     /\ \E ok \in Validity : Store(pProd, ok)
     /\ pAhead' = TRUE
     /\ UNCHANGED <<prod, cons, pProd, pCons, pWr, cProd, cCons, cRd, cEnd,
@@ -270,10 +275,12 @@ ConsRead ==
                    cEnd>>
 
 \* Without C an entry may be loaded before the LOAD.acq of ->producer that
-\* makes it visible: the load of the next position is hoisted above peek.
+\* makes it visible: the load of the next position is hoisted above the
+\* peek that must re-read ->producer (nothing cached beyond cEnd).
 ConsReadAhead ==
     /\ "C" \notin Barriers
     /\ cRd = cEnd /\ ~cSpec.some
+    /\ cProd = cEnd
     /\ cSpec' = LoadAt(cEnd)
     /\ UNCHANGED <<prod, cons, slot, own, pProd, pCons, pWr, pAhead, cProd,
                    cCons, cRd, cEnd, cValid, cExp, last>>

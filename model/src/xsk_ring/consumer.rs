@@ -146,7 +146,8 @@ impl State {
     /// ConsReadAhead: without C, the load of the next position hoisted
     /// above the acquire load of ->producer that makes it visible.
     pub fn cons_read_ahead(&self, cfg: &Config) -> Option<State> {
-        if cfg.has(Barrier::C) || self.c_rd != self.c_end || self.c_spec.some {
+        // only ahead of a peek that must re-read ->producer
+        if cfg.has(Barrier::C) || self.c_rd != self.c_end || self.c_spec.some || self.c_prod != self.c_end {
             return None;
         }
         let mut next = self.clone();

@@ -95,6 +95,9 @@ impl State {
             || self.p_wr != self.p_prod
             || self.p_ahead
             || !(ok || cfg.invalid_descs)
+            // only where the load of ->consumer is needed and could justify it
+            || cfg.sub(self.p_prod, self.p_cons_real(cfg)) < cfg.size
+            || cfg.sub(self.p_prod, self.prod) >= cfg.size
         {
             return None;
         }
