@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use ringlab_model::replay::replay_checking;
+use ringlab_model::tla::{parse_value, Vars};
 use ringlab_model::xsk_ring::invariant;
-use ringlab_model::{explore, ExploreOptions, ModelCfg, Outcome};
+use ringlab_model::{explore, ExploreOptions, ModelCfg, Outcome, State};
+use ringlab_tlc::{RunOpts, Tlc, TlcResult, TraceState};
 
 /// The configs to compare: the manifest's ci tier, else every .cfg.
 fn configs() -> Vec<String> {
@@ -38,31 +40,74 @@ fn configs() -> Vec<String> {
     }
 }
 
+/// What TLC's run says, in the model's terms.
+struct TlcRun {
+    generated: Option<usize>,
+    distinct: Option<usize>,
+    depth: Option<usize>,
+    /// "pass", "violation:Inv", "liveness", "deadlock" or "error".
+    outcome: String,
+    /// The error trace, when there is one.
+    trace: Vec<State>,
+}
+
+fn model_state(s: &TraceState) -> Result<State, String> {
+    let mut vars = Vars::new();
+    for (name, value) in &s.vars {
+        let v = parse_value(value).map_err(|e| format!("TLC's state {}, {name}: {e}", s.num))?;
+        vars.insert(name.clone(), v);
+    }
+    State::from_tla(&vars).map_err(|e| format!("TLC's state {}: {e}", s.num))
+}
+
+fn tlc_run(r: &TlcResult) -> Result<TlcRun, String> {
+    let outcome = match &r.outcome {
+        ringlab_tlc::Outcome::Liveness(_) => "liveness".to_string(),
+        o => o.label(),
+    };
+    Ok(TlcRun {
+        generated: r.states_generated.map(|n| n as usize),
+        distinct: r.distinct_states.map(|n| n as usize),
+        depth: r.depth.map(|n| n as usize),
+        outcome,
+        trace: r.trace.iter().map(model_state).collect::<Result<_, _>>()?,
+    })
+}
+
+/// TLC's error, or its trace as TLC prints it.
+fn tlc_text(r: &TlcResult) -> String {
+    if let ringlab_tlc::Outcome::Error(e) = &r.outcome {
+        return e.clone();
+    }
+    let mut text = String::new();
+    for s in &r.trace {
+        text += &format!("State {}: <{}>\n", s.num, s.action);
+        for (name, value) in &s.vars {
+            text += &format!("/\\ {name} = {value}\n");
+        }
+    }
+    text
+}
+
 /// Compare one config; the row to print, or what differs.
-fn compare(jar: &std::path::Path, name: &str) -> Result<String, String> {
+fn compare(tlc: &Tlc, name: &str) -> Result<String, String> {
     let path = common::cfg_path(name);
     let m = ModelCfg::from_file(&path).map_err(|e| e.to_string())?;
     let opts = ExploreOptions::from_model_cfg(&m)?;
     let dir = common::scratch(&format!("bfs-{name}"));
     let spec = common::specs_dir().join("XskRing.tla");
-    let started = std::time::Instant::now();
-    let out = common::run_tlc(
-        jar,
-        &dir,
-        &[
-            "-workers",
-            "1",
-            "-metadir",
-            &dir.join("meta").display().to_string(),
-            "-config",
-            &path.display().to_string(),
-            &spec.display().to_string(),
-        ],
-    );
-    let tlc_secs = started.elapsed().as_secs_f64();
+    let run_opts = RunOpts {
+        workers: 1,
+        metadir: dir.join("meta"),
+        library: None,
+        extra: Vec::new(),
+    };
+    let res = ringlab_tlc::run(tlc, &spec, &path, &[], &run_opts, &mut |_| {});
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let tlc = common::tlc_output::parse(&text)?;
+    let res = res?;
+    let tlc_secs = res.seconds;
+    let text = tlc_text(&res);
+    let tlc = tlc_run(&res)?;
     let r = explore(&m.config, &opts);
     let mut diffs = Vec::new();
     let mut differ = |what: &str, t: Option<usize>, model: usize| {
@@ -124,7 +169,7 @@ fn compare(jar: &std::path::Path, name: &str) -> Result<String, String> {
 
 #[test]
 fn model_bfs_matches_tlc() {
-    let jar = common::tlc_jar();
+    let tlc = common::tlc();
     let names = configs();
     assert!(!names.is_empty());
     let next = AtomicUsize::new(0);
@@ -134,7 +179,7 @@ fn model_bfs_matches_tlc() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(name) = names.get(i) else { break };
-                let r = compare(&jar, name);
+                let r = compare(&tlc, name);
                 results.lock().unwrap().push((i, r));
             });
         }

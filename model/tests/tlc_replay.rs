@@ -20,7 +20,7 @@ fn seed() -> u64 {
 
 /// Simulate `name` in TLC and replay every behaviour in the model.
 fn replay_simulation(name: &str) {
-    let jar = common::tlc_jar();
+    let tlc = common::tlc();
     let cfg_path = common::cfg_path(name);
     let cfg = Config::from_cfg_file(&cfg_path).unwrap_or_else(|e| panic!("{e}"));
     let dir = common::scratch(&format!("sim-{name}"));
@@ -29,10 +29,10 @@ fn replay_simulation(name: &str) {
     let file = format!("file={},num={BEHAVIOURS}", dir.join("trace").display());
     let (depth, seed_s) = (DEPTH.to_string(), seed.to_string());
     let spec = common::specs_dir().join("XskRing.tla");
-    let out = common::run_tlc(
-        &jar,
+    let out = ringlab_tlc::run_args(
+        &tlc,
         &dir,
-        &[
+        [
             "-simulate",
             &file,
             "-depth",
@@ -41,13 +41,12 @@ fn replay_simulation(name: &str) {
             &seed_s,
             "-workers",
             "1",
-            "-metadir",
-            &dir.join("meta").display().to_string(),
             "-config",
             &cfg_path.display().to_string(),
             &spec.display().to_string(),
         ],
-    );
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -14,6 +14,7 @@ use ringlab_sim::config::{RingKind, SimConfig};
 use ringlab_sim::sched;
 use ringlab_sim::tlc::{self, Checked, Verdict};
 use ringlab_sim::trace::Trace;
+use ringlab_tlc::Tlc;
 
 /// A trace sink the test can read back.
 #[derive(Clone, Default)]
@@ -46,11 +47,10 @@ fn work_dir(name: &str) -> PathBuf {
 }
 
 fn check(name: &str, t: &Trace) -> Checked {
-    if let Err(e) = tlc::jar() {
-        panic!("{e}");
-    }
+    let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
     let work = work_dir(name);
-    let c = tlc::check_trace(t, &tlc::specs_dir(), &work).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let c = tlc::check_trace(&tlc, t, &ringlab_tlc::specs_dir(), &work)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     if matches!(c.verdict, Verdict::Accepted { .. }) {
         let _ = std::fs::remove_dir_all(&work);
     }

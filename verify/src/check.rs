@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use ringlab_tlc::{self as tlc, Outcome, Tlc, TlcResult};
 use serde::Serialize;
 
 use crate::manifest::{cfg_properties, Manifest, Model};
-use crate::tlc::{self, Outcome, Tlc, TlcResult};
 use crate::trace_table;
 
 #[derive(Clone, Debug, Serialize)]

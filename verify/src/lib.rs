@@ -5,5 +5,4 @@ pub mod check;
 pub mod manifest;
 pub mod mutants;
 pub mod prove;
-pub mod tlc;
 pub mod trace_table;

