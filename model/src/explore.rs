@@ -241,24 +241,11 @@ pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xsk_ring::{Barrier, Barriers, Mutant, Side};
-
-    fn fill() -> Config {
-        Config {
-            size: 2,
-            idx_bits: 3,
-            prod_side: Side::User,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
-        }
-    }
+    use crate::xsk_ring::{Barrier, Barriers, Mutant};
 
     #[test]
     fn fill_matches_tlc() {
-        let r = explore(&fill(), &ExploreOptions::default());
+        let r = explore(&Config::fill(), &ExploreOptions::default());
         assert_eq!(r.outcome, Outcome::Pass);
         assert_eq!((r.distinct, r.generated, r.depth), (528, 2320, 14));
     }
@@ -267,7 +254,7 @@ mod tests {
     fn a_violation_comes_with_a_shortest_trace() {
         let cfg = Config {
             mutant: Mutant::WrappingAdd,
-            ..fill()
+            ..Config::fill()
         };
         let r = explore(&cfg, &ExploreOptions::default());
         let Outcome::Violation { invariant, trace } = r.outcome else {
@@ -288,7 +275,7 @@ mod tests {
     fn deadlock_and_limits() {
         let cfg = Config {
             barriers: Barriers::ALL.without(Barrier::D),
-            ..fill()
+            ..Config::fill()
         };
         let r = explore(
             &cfg,
@@ -299,7 +286,7 @@ mod tests {
         );
         assert_eq!(r.outcome, Outcome::Pass);
         let r = explore(
-            &fill(),
+            &Config::fill(),
             &ExploreOptions {
                 max_distinct: Some(100),
                 ..Default::default()

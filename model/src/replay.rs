@@ -182,20 +182,7 @@ pub fn states_from_dump(text: &str) -> Result<Vec<State>, DumpError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xsk_ring::{Barriers, Mutant, Side};
-
-    fn fill() -> Config {
-        Config {
-            size: 2,
-            idx_bits: 3,
-            prod_side: Side::User,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
-        }
-    }
+    use crate::xsk_ring::Mutant;
 
     fn run(cfg: &Config, start: u64, actions: &[Action]) -> Vec<State> {
         let mut states = vec![State::init(cfg, start)];
@@ -221,7 +208,7 @@ mod tests {
 
     #[test]
     fn replays_a_behaviour_with_stutters() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let states = run(&cfg, 5, &STEPS);
         assert_eq!(replay(&cfg, &states).unwrap(), STEPS);
         // A store and a load both pending: no action leaves the state as is.
@@ -238,7 +225,7 @@ mod tests {
 
     #[test]
     fn reports_a_step_no_action_makes() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let mut states = run(&cfg, 0, &STEPS);
         states[4].p_prod = 2;
         states.truncate(5);
@@ -255,7 +242,7 @@ mod tests {
 
     #[test]
     fn reports_a_bad_start_and_invariants() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let mut s = State::init(&cfg, 0);
         s.c_exp = 3;
         let e = replay(&cfg, &[s]).unwrap_err();
@@ -285,7 +272,7 @@ mod tests {
 
     #[test]
     fn reads_a_dump() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let states = run(&cfg, 2, &STEPS[..3]);
         let mut text = String::from("---- MODULE t ----\n");
         for (i, s) in states.iter().enumerate() {

@@ -34,7 +34,10 @@ fn model_matches_manifest() {
         }
         let complete = r.outcome == Outcome::Pass;
         if complete && m.expected == "pass" && (m.distinct_states.is_none() || m.depth.is_none()) {
-            bad.push(format!("{}: no recorded state count: run `ringlab check --record`", m.name));
+            bad.push(format!(
+                "{}: no recorded state count: run `ringlab check --record`",
+                m.name
+            ));
         }
         if let (Some(d), true) = (m.distinct_states, complete) {
             if d != r.distinct {

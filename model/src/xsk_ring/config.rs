@@ -229,10 +229,10 @@ impl Config {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cfg(mutant: Mutant) -> Config {
+impl Config {
+    /// The tests' base: a fill ring (user producer, kernel consumer) of
+    /// Size 2, IdxBits 3, MaxBatch 2, every barrier, no mutant.
+    pub(crate) fn fill() -> Config {
         Config {
             size: 2,
             idx_bits: 3,
@@ -241,7 +241,19 @@ mod tests {
             max_batch: 2,
             barriers: Barriers::ALL,
             invalid_descs: false,
+            mutant: Mutant::None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(mutant: Mutant) -> Config {
+        Config {
             mutant,
+            ..Config::fill()
         }
     }
 

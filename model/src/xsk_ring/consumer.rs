@@ -147,7 +147,11 @@ impl State {
     /// above the acquire load of ->producer that makes it visible.
     pub fn cons_read_ahead(&self, cfg: &Config) -> Option<State> {
         // only ahead of a peek that must re-read ->producer
-        if cfg.has(Barrier::C) || self.c_rd != self.c_end || self.c_spec.some || self.c_prod != self.c_end {
+        if cfg.has(Barrier::C)
+            || self.c_rd != self.c_end
+            || self.c_spec.some
+            || self.c_prod != self.c_end
+        {
             return None;
         }
         let mut next = self.clone();
@@ -224,14 +228,10 @@ mod tests {
 
     fn cfg(cons_side: Side) -> Config {
         Config {
-            size: 2,
-            idx_bits: 3,
             prod_side: Side::Kernel,
             cons_side,
-            max_batch: 2,
-            barriers: Barriers::ALL,
             invalid_descs: true,
-            mutant: Mutant::None,
+            ..Config::fill()
         }
     }
 

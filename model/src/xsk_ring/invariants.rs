@@ -80,31 +80,17 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xsk_ring::config::{Barriers, Mutant, Side};
     use crate::xsk_ring::init_states;
-
-    fn cfg() -> Config {
-        Config {
-            size: 2,
-            idx_bits: 3,
-            prod_side: Side::User,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
-        }
-    }
 
     #[test]
     fn initial_states_hold() {
-        let c = cfg();
+        let c = Config::fill();
         assert!(init_states(&c).iter().all(|s| s.violated(&c).is_none()));
     }
 
     #[test]
     fn each_invariant_can_fail() {
-        let c = cfg();
+        let c = Config::fill();
         let s = State::init(&c, 0);
         let with = |f: &dyn Fn(&mut State)| {
             let mut t = s.clone();

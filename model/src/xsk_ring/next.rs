@@ -62,18 +62,12 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xsk_ring::config::{Barriers, Mutant};
 
     fn comp() -> Config {
         Config {
-            size: 2,
-            idx_bits: 3,
             prod_side: Side::Kernel,
             cons_side: Side::User,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
+            ..Config::fill()
         }
     }
 

@@ -158,14 +158,8 @@ mod tests {
 
     fn cfg(prod_side: Side) -> Config {
         Config {
-            size: 2,
-            idx_bits: 3,
             prod_side,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
+            ..Config::fill()
         }
     }
 

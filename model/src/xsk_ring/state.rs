@@ -184,24 +184,10 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xsk_ring::config::{Barriers, Mutant};
-
-    pub(crate) fn fill() -> Config {
-        Config {
-            size: 2,
-            idx_bits: 3,
-            prod_side: Side::User,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
-        }
-    }
 
     #[test]
     fn one_initial_state_per_start() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let init = init_states(&cfg);
         assert_eq!(init.len(), 8);
         assert_eq!(init[6].p_cons, 0, "user pCons = (start + Size) % M");
@@ -210,7 +196,7 @@ mod tests {
 
     #[test]
     fn published_is_the_window_cons_to_prod() {
-        let cfg = fill();
+        let cfg = Config::fill();
         let s = State {
             prod: 1,
             cons: 7,

@@ -231,7 +231,7 @@ impl State {
 mod tests {
     use super::*;
     use crate::tla::{parse_state, parse_trace_module};
-    use crate::xsk_ring::config::{Barriers, Config, Mutant, Side};
+    use crate::xsk_ring::config::Config;
 
     const TLC_STATE: &str = r#"/\ prod = 1
 /\ cCons = 0
@@ -312,16 +312,7 @@ mod tests {
 
     #[test]
     fn diff_lists_changed_variables() {
-        let cfg = Config {
-            size: 2,
-            idx_bits: 3,
-            prod_side: Side::User,
-            cons_side: Side::Kernel,
-            max_batch: 2,
-            barriers: Barriers::ALL,
-            invalid_descs: false,
-            mutant: Mutant::None,
-        };
+        let cfg = Config::fill();
         let a = State::init(&cfg, 0);
         let b = a.prod_reserve(&cfg, 1).unwrap();
         assert_eq!(

@@ -2,6 +2,7 @@
 //! cRd, cEnd (the peeked positions, cRd the next to load), cValid and the
 //! position FIFO order expects next.
 
+use super::{Handle, Steps};
 use crate::action::{Action, Choice, Counts, StepError};
 use crate::config::Side;
 use crate::idx::{add, sub};
@@ -9,12 +10,6 @@ use crate::payload::Payload;
 use crate::ring::{KernelCons, RingMem, UserCons};
 use crate::rng::Rng;
 use crate::sync::Ordering::Relaxed;
-
-#[derive(Debug)]
-enum Handle<R: RingMem> {
-    Kernel(KernelCons<R>),
-    User(UserCons<R>),
-}
 
 /// What one ConsRead loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,13 +20,12 @@ pub struct Loaded {
 
 #[derive(Debug)]
 pub struct Consumer<R: RingMem> {
-    handle: Handle<R>,
+    handle: Handle<KernelCons<R>, UserCons<R>>,
     rd: u32,
     end: u32,
     valid: u32,
     expect: u32,
-    max_batch: u32,
-    counts: Counts,
+    steps: Steps,
     loaded: u64,
 }
 
@@ -53,8 +47,7 @@ where
             end: 0,
             valid: 0,
             expect: 0,
-            max_batch,
-            counts: Counts::default(),
+            steps: Steps::new(max_batch),
             loaded: 0,
         };
         (c.rd, c.end, c.expect) = (c.c_cons(), c.c_cons(), c.c_cons());
@@ -62,33 +55,21 @@ where
     }
 
     pub fn side(&self) -> Side {
-        match self.handle {
-            Handle::Kernel(_) => Side::Kernel,
-            Handle::User(_) => Side::User,
-        }
+        self.handle.side()
     }
 
     fn ring(&self) -> &R {
-        match &self.handle {
-            Handle::Kernel(k) => k.ring(),
-            Handle::User(u) => u.ring(),
-        }
+        self.handle.q().ring()
     }
 
     /// Spec cProd: cached_prod.
     pub fn c_prod(&self) -> u32 {
-        match &self.handle {
-            Handle::Kernel(k) => k.cached_prod(),
-            Handle::User(u) => u.cached_prod(),
-        }
+        self.handle.q().cached_prod()
     }
 
     /// Spec cCons: cached_cons (the user side's moves at peek).
     pub fn c_cons(&self) -> u32 {
-        match &self.handle {
-            Handle::Kernel(k) => k.cached_cons(),
-            Handle::User(u) => u.cached_cons(),
-        }
+        self.handle.q().cached_cons()
     }
 
     /// Spec cRd.
@@ -112,7 +93,7 @@ where
     }
 
     pub fn counts(&self) -> &Counts {
-        &self.counts
+        &self.steps.counts
     }
 
     /// Entries loaded so far.
@@ -120,25 +101,16 @@ where
         self.loaded
     }
 
-    fn in_batch(&self, n: u32) -> bool {
-        (1..=self.max_batch).contains(&n)
-    }
-
     /// Kernel guard of a peek: every peeked entry loaded and released.
     fn kernel_idle(&self) -> bool {
         self.rd == self.end && self.c_cons() == self.rd
-    }
-
-    fn done<T>(&mut self, a: Action, v: T) -> Result<T, StepError> {
-        self.counts.add(a);
-        Ok(v)
     }
 
     /// Spec: ConsPeek. Kernel: xskq_cons_peek_addr_unchecked() /
     /// xskq_cons_peek_desc() up to the load (one entry; `nb` is unused);
     /// user: xsk_ring_cons__peek(nb). Returns how many were peeked.
     pub fn cons_peek(&mut self, nb: u32) -> Result<u32, StepError> {
-        if self.rd != self.end || !self.in_batch(nb) {
+        if self.rd != self.end || !self.steps.in_batch(nb) {
             return Err(StepError::Disabled);
         }
         let idle = self.kernel_idle();
@@ -148,13 +120,13 @@ where
             Handle::User(u) => u.peek(nb).0,
         };
         self.end = add(self.rd, n);
-        self.done(Action::ConsPeek, n)
+        self.steps.done(Action::ConsPeek, n)
     }
 
     /// Spec: ConsPeekBatch (kernel only). Kernel: xskq_cons_nb_entries(max),
     /// as xskq_cons_read_desc_batch()'s callers size a batch.
     pub fn cons_peek_batch(&mut self, max: u32) -> Result<u32, StepError> {
-        if !self.kernel_idle() || !self.in_batch(max) {
+        if !self.kernel_idle() || !self.steps.in_batch(max) {
             return Err(StepError::Disabled);
         }
         let Handle::Kernel(k) = &mut self.handle else {
@@ -162,7 +134,7 @@ where
         };
         let n = k.nb_entries(max);
         self.end = add(self.rd, n);
-        self.done(Action::ConsPeekBatch, n)
+        self.steps.done(Action::ConsPeekBatch, n)
     }
 
     /// Spec: ConsRead: load the entry at cRd. A violation if it is not the
@@ -185,7 +157,7 @@ where
         self.rd = add(pos, 1);
         self.expect = add(expect, 1);
         self.loaded += 1;
-        self.counts.add(Action::ConsRead);
+        self.steps.counts.add(Action::ConsRead);
         if e.pos() != Some(pos) {
             return Err(StepError::Violation(format!(
                 "consumer loaded the entry of {:?} at position {pos}",
@@ -226,7 +198,7 @@ where
             }
         };
         self.valid = 0;
-        self.done(Action::ConsRelease, n)
+        self.steps.done(Action::ConsRelease, n)
     }
 
     /// Spec: ConsPublish (kernel only). Kernel: __xskq_cons_release().
@@ -240,12 +212,12 @@ where
         }
         k.publish();
         let cons = self.cons();
-        self.done(Action::ConsPublish, cons)
+        self.steps.done(Action::ConsPublish, cons)
     }
 
     /// An enabled action and its parameter, drawn from `rng`.
     pub fn pick(&self, rng: &mut Rng) -> Choice {
-        let mb = self.max_batch;
+        let mb = self.steps.max_batch;
         let reading = self.rd != self.end;
         let cons = self.cons();
         match self.side() {

@@ -1,6 +1,7 @@
 //! The producer actor: a kernel or user producer handle, plus the spec's
 //! pWr (the next reserved position not yet stored).
 
+use super::{Handle, Steps};
 use crate::action::{Action, Choice, Counts, StepError};
 use crate::config::Side;
 use crate::idx::{add, sub};
@@ -10,18 +11,11 @@ use crate::rng::Rng;
 use crate::sync::Ordering::Relaxed;
 
 #[derive(Debug)]
-enum Handle<R: RingMem> {
-    Kernel(KernelProd<R>),
-    User(UserProd<R>),
-}
-
-#[derive(Debug)]
 pub struct Producer<R: RingMem> {
-    handle: Handle<R>,
+    handle: Handle<KernelProd<R>, UserProd<R>>,
     wr: u32,
-    max_batch: u32,
     invalid_descs: bool,
-    counts: Counts,
+    steps: Steps,
     published: u64,
 }
 
@@ -40,9 +34,8 @@ where
         let mut p = Producer {
             handle,
             wr: 0,
-            max_batch,
             invalid_descs,
-            counts: Counts::default(),
+            steps: Steps::new(max_batch),
             published: 0,
         };
         p.wr = p.p_prod();
@@ -50,33 +43,21 @@ where
     }
 
     pub fn side(&self) -> Side {
-        match self.handle {
-            Handle::Kernel(_) => Side::Kernel,
-            Handle::User(_) => Side::User,
-        }
+        self.handle.side()
     }
 
     fn ring(&self) -> &R {
-        match &self.handle {
-            Handle::Kernel(k) => k.ring(),
-            Handle::User(u) => u.ring(),
-        }
+        self.handle.q().ring()
     }
 
     /// Spec pProd: cached_prod.
     pub fn p_prod(&self) -> u32 {
-        match &self.handle {
-            Handle::Kernel(k) => k.cached_prod(),
-            Handle::User(u) => u.cached_prod(),
-        }
+        self.handle.q().cached_prod()
     }
 
     /// Spec pCons: cached_cons (the user side's is offset by +size).
     pub fn p_cons(&self) -> u32 {
-        match &self.handle {
-            Handle::Kernel(k) => k.cached_cons(),
-            Handle::User(u) => u.cached_cons(),
-        }
+        self.handle.q().cached_cons()
     }
 
     /// Spec pWr.
@@ -90,7 +71,7 @@ where
     }
 
     pub fn counts(&self) -> &Counts {
-        &self.counts
+        &self.steps.counts
     }
 
     /// Entries made visible to the consumer so far.
@@ -98,27 +79,18 @@ where
         self.published
     }
 
-    fn in_batch(&self, n: u32) -> bool {
-        (1..=self.max_batch).contains(&n)
-    }
-
-    fn done<T>(&mut self, a: Action, v: T) -> Result<T, StepError> {
-        self.counts.add(a);
-        Ok(v)
-    }
-
     /// Spec: ProdReserve. Kernel: xskq_prod_nb_free() + cached_prod += k
     /// (k = min(free, n)); user: xsk_ring_prod__reserve(n), all or nothing.
     /// Guard: every reserved entry is stored. Returns how many were reserved.
     pub fn prod_reserve(&mut self, n: u32) -> Result<u32, StepError> {
-        if self.wr != self.p_prod() || !self.in_batch(n) {
+        if self.wr != self.p_prod() || !self.steps.in_batch(n) {
             return Err(StepError::Disabled);
         }
         let k = match &mut self.handle {
             Handle::Kernel(k) => k.reserve_n(n),
             Handle::User(u) => u.reserve(n).map_or(0, |_| n),
         };
-        self.done(Action::ProdReserve, k)
+        self.steps.done(Action::ProdReserve, k)
     }
 
     /// Spec: ProdWrite. Stores the entry for position pWr (its own position,
@@ -134,7 +106,7 @@ where
             Handle::User(u) => u.write(pos, e),
         }
         self.wr = add(pos, 1);
-        self.done(Action::ProdWrite, pos)
+        self.steps.done(Action::ProdWrite, pos)
     }
 
     /// Spec: ProdSubmit. Kernel: xskq_prod_submit_n(n); user:
@@ -142,7 +114,7 @@ where
     /// Returns the new ->producer.
     pub fn prod_submit(&mut self, n: u32) -> Result<u32, StepError> {
         let prod = self.prod();
-        if !self.in_batch(n) || n > sub(self.wr, prod) {
+        if !self.steps.in_batch(n) || n > sub(self.wr, prod) {
             return Err(StepError::Disabled);
         }
         match &self.handle {
@@ -150,7 +122,7 @@ where
             Handle::User(u) => u.submit(n),
         }
         self.published += n as u64;
-        self.done(Action::ProdSubmit, add(prod, n))
+        self.steps.done(Action::ProdSubmit, add(prod, n))
     }
 
     /// Spec: ProdCancel (kernel only). Kernel: xskq_prod_cancel_n(n).
@@ -161,18 +133,18 @@ where
         let Handle::Kernel(k) = &mut self.handle else {
             return Err(StepError::Disabled);
         };
-        if self.wr != k.cached_prod() || !(1..=self.max_batch.min(unsubmitted)).contains(&n) {
+        if self.wr != k.cached_prod() || !(1..=self.steps.max_batch.min(unsubmitted)).contains(&n) {
             return Err(StepError::Disabled);
         }
         k.cancel_n(n);
         self.wr = k.cached_prod();
         let p = self.wr;
-        self.done(Action::ProdCancel, p)
+        self.steps.done(Action::ProdCancel, p)
     }
 
     /// An enabled action and its parameter, drawn from `rng`.
     pub fn pick(&self, rng: &mut Rng) -> Choice {
-        let (prod, p_prod, mb) = (self.prod(), self.p_prod(), self.max_batch);
+        let (prod, p_prod, mb) = (self.prod(), self.p_prod(), self.steps.max_batch);
         let kernel = self.side() == Side::Kernel;
         let weights = [
             if self.wr == p_prod { 4 } else { 0 },

@@ -1,7 +1,7 @@
 //! The kernel as consumer (fill and tx rings): the consumer half of
 //! `net/xdp/xsk_queue.h` (linux 6.12).
 
-use super::RingMem;
+use super::{Queue, RingMem};
 use crate::idx::{add, sub, within};
 use crate::sync::Ordering::{Acquire, Relaxed, Release};
 
@@ -17,9 +17,7 @@ pub struct TxBatch {
 /// read and is published to `->consumer` only by [`KernelCons::publish`].
 #[derive(Debug)]
 pub struct KernelCons<R: RingMem> {
-    ring: R,
-    cached_prod: u32,
-    cached_cons: u32,
+    pub(super) q: Queue<R>,
 }
 
 impl<R: RingMem> KernelCons<R> {
@@ -30,27 +28,9 @@ impl<R: RingMem> KernelCons<R> {
     /// No other consumer handle exists for this ring, and its producer
     /// follows the ring protocol (it stores only into slots it reserved).
     pub unsafe fn new(ring: R) -> Self {
-        // Relaxed: the ring is idle or ours; the first peek refreshes with C.
-        let cached_prod = ring.producer().load(Relaxed);
-        let cached_cons = ring.consumer().load(Relaxed);
         Self {
-            ring,
-            cached_prod,
-            cached_cons,
+            q: Queue::new(ring),
         }
-    }
-
-    /// The memory this handle works on.
-    pub fn ring(&self) -> &R {
-        &self.ring
-    }
-    /// `q->cached_prod`.
-    pub fn cached_prod(&self) -> u32 {
-        self.cached_prod
-    }
-    /// `q->cached_cons`.
-    pub fn cached_cons(&self) -> u32 {
-        self.cached_cons
     }
 
     /// Spec: ConsPublish. Kernel: __xskq_cons_release(). Store of
@@ -62,7 +42,7 @@ impl<R: RingMem> KernelCons<R> {
             return;
         }
         debug_assert!(
-            sub(self.cached_cons, self.ring.consumer().load(Relaxed)) <= self.ring.size()
+            sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)) <= self.q.ring.size()
         );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
         let d = if cfg!(feature = "mutant-barrier-d") {
@@ -70,7 +50,7 @@ impl<R: RingMem> KernelCons<R> {
         } else {
             Release
         };
-        self.ring.consumer().store(self.cached_cons, d);
+        self.q.ring.consumer().store(self.q.cached_cons, d);
     }
 
     /// Kernel: __xskq_cons_peek(). Load of `->producer` is barrier C
@@ -83,13 +63,13 @@ impl<R: RingMem> KernelCons<R> {
         } else {
             Acquire
         };
-        self.cached_prod = self.ring.producer().load(c);
-        let avail = sub(self.cached_prod, self.cached_cons);
+        self.q.cached_prod = self.q.ring.producer().load(c);
+        let avail = sub(self.q.cached_prod, self.q.cached_cons);
         assert!(
-            avail <= self.ring.size(),
+            avail <= self.q.ring.size(),
             "kernel consumer: ->producer {} is {avail} past cached_cons {}",
-            self.cached_prod,
-            self.cached_cons
+            self.q.cached_prod,
+            self.q.cached_cons
         );
     }
 
@@ -102,41 +82,41 @@ impl<R: RingMem> KernelCons<R> {
     /// Spec: ConsPeekBatch. Kernel: xskq_cons_nb_entries(): re-reads
     /// `->producer` (C) only when fewer than `max` entries are cached.
     pub fn nb_entries(&mut self, max: u32) -> u32 {
-        let entries = sub(self.cached_prod, self.cached_cons);
+        let entries = sub(self.q.cached_prod, self.q.cached_cons);
         if entries >= max {
             return max;
         }
         self.refresh();
-        sub(self.cached_prod, self.cached_cons).min(max)
+        sub(self.q.cached_prod, self.q.cached_cons).min(max)
     }
 
     /// Spec: ConsPeek. Kernel: the first half of xskq_cons_peek_addr_unchecked()
     /// and xskq_cons_peek_desc(): with an empty cache, publish (D) and
     /// refresh (C). True if the entry at `cached_cons` may be read.
     pub fn peek(&mut self) -> bool {
-        if self.cached_prod == self.cached_cons {
+        if self.q.cached_prod == self.q.cached_cons {
             self.get_entries();
         }
-        self.cached_cons != self.cached_prod
+        self.q.cached_cons != self.q.cached_prod
     }
 
     /// Spec: ConsRead. Kernel: the entry load of xskq_cons_read_desc(),
     /// __xskq_cons_read_addr_unchecked() and xskq_cons_read_desc_batch().
     pub fn read(&self, pos: u32) -> R::Entry {
         assert!(
-            within(pos, self.cached_cons, self.cached_prod),
+            within(pos, self.q.cached_cons, self.q.cached_prod),
             "kernel consumer: load of {pos} outside the peeked [{}, {})",
-            self.cached_cons,
-            self.cached_prod
+            self.q.cached_cons,
+            self.q.cached_prod
         );
         // Safety: pos is published (C saw it) and not released.
-        unsafe { self.ring.read(pos) }
+        unsafe { self.q.ring.read(pos) }
     }
 
     /// Spec: ConsPeek + ConsRead. Kernel: xskq_cons_peek_addr_unchecked() /
     /// xskq_cons_peek_desc() without the validation.
     pub fn peek_entry(&mut self) -> Option<R::Entry> {
-        self.peek().then(|| self.read(self.cached_cons))
+        self.peek().then(|| self.read(self.q.cached_cons))
     }
 
     /// Spec: ConsRelease of one entry. Kernel: xskq_cons_release().
@@ -147,12 +127,12 @@ impl<R: RingMem> KernelCons<R> {
 
     /// Spec: ConsRelease. Kernel: xskq_cons_release_n().
     pub fn release_n(&mut self, n: u32) {
-        let peeked = sub(self.cached_prod, self.cached_cons);
+        let peeked = sub(self.q.cached_prod, self.q.cached_cons);
         assert!(
             n <= peeked,
             "kernel consumer: release {n} with {peeked} peeked"
         );
-        self.cached_cons = add(self.cached_cons, n);
+        self.q.cached_cons = add(self.q.cached_cons, n);
     }
 
     /// Spec: ConsRelease after a batch of `examined` entries of which `valid`
@@ -176,14 +156,14 @@ impl<R: RingMem> KernelCons<R> {
     /// Kernel: xskq_cons_cancel_n(): un-read `n` released, unpublished entries.
     pub fn cancel_n(&mut self, n: u32) {
         debug_assert!(
-            n <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)),
+            n <= sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)),
             "kernel consumer: cancel {n} beyond the unpublished"
         );
         assert!(
-            n <= self.ring.size(),
+            n <= self.q.ring.size(),
             "kernel consumer: cancel {n} beyond the ring"
         );
-        self.cached_cons = sub(self.cached_cons, n);
+        self.q.cached_cons = sub(self.q.cached_cons, n);
     }
 
     /// Kernel: xskq_cons_read_desc_batch() for single-buffer descriptors:
@@ -198,9 +178,9 @@ impl<R: RingMem> KernelCons<R> {
         mut validate: impl FnMut(&R::Entry) -> bool,
     ) -> TxBatch {
         let mut batch = TxBatch::default();
-        let mut pos = self.cached_cons;
+        let mut pos = self.q.cached_cons;
         let mut examined = 0;
-        while pos != self.cached_prod && examined < max {
+        while pos != self.q.cached_prod && examined < max {
             let e = self.read(pos);
             out.push(e);
             pos = add(pos, 1);

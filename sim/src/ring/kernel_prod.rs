@@ -1,7 +1,7 @@
 //! The kernel as producer (rx and completion rings): the producer half of
 //! `net/xdp/xsk_queue.h` (linux 6.12).
 
-use super::RingMem;
+use super::{Queue, RingMem};
 use crate::idx::{add, sub, within};
 use crate::sync::Ordering::{Acquire, Relaxed, Release};
 
@@ -13,9 +13,7 @@ pub struct NoSpace;
 /// reserve, `cached_cons` the last seen `->consumer` (not offset).
 #[derive(Debug)]
 pub struct KernelProd<R: RingMem> {
-    ring: R,
-    cached_prod: u32,
-    cached_cons: u32,
+    pub(super) q: Queue<R>,
 }
 
 impl<R: RingMem> KernelProd<R> {
@@ -26,27 +24,9 @@ impl<R: RingMem> KernelProd<R> {
     /// No other producer handle exists for this ring, and its consumer
     /// follows the ring protocol (it touches only slots it has peeked).
     pub unsafe fn new(ring: R) -> Self {
-        // Relaxed: the ring is idle or ours; libxdp reads these plainly too.
-        let cached_prod = ring.producer().load(Relaxed);
-        let cached_cons = ring.consumer().load(Relaxed);
         Self {
-            ring,
-            cached_prod,
-            cached_cons,
+            q: Queue::new(ring),
         }
-    }
-
-    /// The memory this handle works on.
-    pub fn ring(&self) -> &R {
-        &self.ring
-    }
-    /// `q->cached_prod`.
-    pub fn cached_prod(&self) -> u32 {
-        self.cached_prod
-    }
-    /// `q->cached_cons`.
-    pub fn cached_cons(&self) -> u32 {
-        self.cached_cons
     }
 
     /// Spec: ProdReserve (the refresh). Kernel: xskq_prod_nb_free().
@@ -56,8 +36,8 @@ impl<R: RingMem> KernelProd<R> {
     /// READ_ONCE plus the control dependency to the entry stores; Rust has
     /// no control dependencies, so it is an Acquire load.
     pub fn nb_free(&mut self, max: u32) -> u32 {
-        let size = self.ring.size();
-        let free = size.wrapping_sub(sub(self.cached_prod, self.cached_cons));
+        let size = self.q.ring.size();
+        let free = size.wrapping_sub(sub(self.q.cached_prod, self.q.cached_cons));
         if free >= max {
             return max;
         }
@@ -67,14 +47,14 @@ impl<R: RingMem> KernelProd<R> {
         } else {
             Acquire
         };
-        let cons = self.ring.consumer().load(a);
+        let cons = self.q.ring.consumer().load(a);
         // mutant-cached-cons-offset: libxdp's +nentries convention on the kernel side.
-        self.cached_cons = if cfg!(feature = "mutant-cached-cons-offset") {
+        self.q.cached_cons = if cfg!(feature = "mutant-cached-cons-offset") {
             add(cons, size)
         } else {
             cons
         };
-        let used = sub(self.cached_prod, self.cached_cons);
+        let used = sub(self.q.cached_prod, self.q.cached_cons);
         assert!(
             used <= size,
             "kernel producer: {used} entries in flight on a ring of {size}"
@@ -94,7 +74,7 @@ impl<R: RingMem> KernelProd<R> {
             return Err(NoSpace);
         }
         // A, matches D: the slot is ours from here on.
-        self.cached_prod = add(self.cached_prod, 1);
+        self.q.cached_prod = add(self.q.cached_prod, 1);
         Ok(())
     }
 
@@ -103,7 +83,7 @@ impl<R: RingMem> KernelProd<R> {
     /// to [`KernelProd::write`]. Returns how many were reserved, <= n.
     pub fn reserve_n(&mut self, n: u32) -> u32 {
         let k = self.nb_free(n);
-        self.cached_prod = add(self.cached_prod, k);
+        self.q.cached_prod = add(self.q.cached_prod, k);
         self.check_reserved();
         k
     }
@@ -112,19 +92,19 @@ impl<R: RingMem> KernelProd<R> {
     /// or __xskq_prod_reserve_desc(), for a position already reserved.
     /// Ordered after the load of A by [`KernelProd::nb_free`].
     pub fn write(&self, pos: u32, entry: R::Entry) {
-        let size = self.ring.size();
+        let size = self.q.ring.size();
         assert!(
-            sub(self.cached_prod, pos).wrapping_sub(1) < size,
+            sub(self.q.cached_prod, pos).wrapping_sub(1) < size,
             "kernel producer: store to {pos}, not among the reserved before {}",
-            self.cached_prod
+            self.q.cached_prod
         );
         debug_assert!(within(
             pos,
-            self.ring.producer().load(Relaxed),
-            self.cached_prod
+            self.q.ring.producer().load(Relaxed),
+            self.q.cached_prod
         ));
         // Safety: pos is reserved and not submitted, so the consumer is done with its slot.
-        unsafe { self.ring.write(pos, entry) }
+        unsafe { self.q.ring.write(pos, entry) }
     }
 
     /// Spec: ProdReserve + ProdWrite. Kernel: xskq_prod_reserve_addr() and
@@ -134,8 +114,8 @@ impl<R: RingMem> KernelProd<R> {
             return Err(NoSpace);
         }
         // A, matches D.
-        let pos = self.cached_prod;
-        self.cached_prod = add(self.cached_prod, 1);
+        let pos = self.q.cached_prod;
+        self.q.cached_prod = add(self.q.cached_prod, 1);
         self.write(pos, entry);
         Ok(())
     }
@@ -144,8 +124,8 @@ impl<R: RingMem> KernelProd<R> {
     /// [`KernelProd::nb_free`], as xsk_tx_peek_release_desc_batch() does.
     pub fn write_addr_batch(&mut self, entries: &[R::Entry]) {
         // A, matches D.
-        let first = self.cached_prod;
-        self.cached_prod = add(first, entries.len() as u32);
+        let first = self.q.cached_prod;
+        self.q.cached_prod = add(first, entries.len() as u32);
         self.check_reserved();
         for (i, e) in entries.iter().enumerate() {
             self.write(add(first, i as u32), *e);
@@ -155,18 +135,18 @@ impl<R: RingMem> KernelProd<R> {
     /// Spec: ProdSubmit of every reserved entry. Kernel: xskq_prod_submit().
     /// Store of `->producer` is barrier B (Release, pairs with C).
     pub fn submit(&self) {
-        self.publish(self.cached_prod);
+        self.publish(self.q.cached_prod);
     }
 
     /// Spec: ProdSubmit. Kernel: xskq_prod_submit_n(): `->producer + n`.
     /// Barrier B as in [`KernelProd::submit`].
     pub fn submit_n(&self, n: u32) {
         // Relaxed: our own counter; only we store it.
-        let prod = self.ring.producer().load(Relaxed);
+        let prod = self.q.ring.producer().load(Relaxed);
         assert!(
-            n <= sub(self.cached_prod, prod),
+            n <= sub(self.q.cached_prod, prod),
             "kernel producer: submit {n} with {} reserved",
-            sub(self.cached_prod, prod)
+            sub(self.q.cached_prod, prod)
         );
         self.publish(add(prod, n));
     }
@@ -179,30 +159,33 @@ impl<R: RingMem> KernelProd<R> {
         } else {
             Release
         };
-        self.ring.producer().store(prod, b);
+        self.q.ring.producer().store(prod, b);
     }
 
     /// Spec: ProdCancel. Kernel: xskq_prod_cancel_n(): give back `n`
     /// reserved, unsubmitted entries.
     pub fn cancel_n(&mut self, n: u32) {
         debug_assert!(
-            n <= sub(self.cached_prod, self.ring.producer().load(Relaxed)),
+            n <= sub(self.q.cached_prod, self.q.ring.producer().load(Relaxed)),
             "kernel producer: cancel {n} beyond the unsubmitted"
         );
         assert!(
-            n <= self.ring.size(),
+            n <= self.q.ring.size(),
             "kernel producer: cancel {n} beyond the ring"
         );
-        self.cached_prod = sub(self.cached_prod, n);
+        self.q.cached_prod = sub(self.q.cached_prod, n);
     }
 
     fn check_reserved(&self) {
-        let (used, size) = (sub(self.cached_prod, self.cached_cons), self.ring.size());
+        let (used, size) = (
+            sub(self.q.cached_prod, self.q.cached_cons),
+            self.q.ring.size(),
+        );
         assert!(
             used <= size,
             "kernel producer: reserved up to {} with ->consumer at {}",
-            self.cached_prod,
-            self.cached_cons
+            self.q.cached_prod,
+            self.q.cached_cons
         );
     }
 }

@@ -44,48 +44,32 @@ pub unsafe trait RingMem {
     }
 }
 
-// Safety: forwards to a RingMem.
-unsafe impl<M: RingMem + ?Sized> RingMem for &M {
-    type Entry = M::Entry;
-    fn producer(&self) -> &AtomicU32 {
-        (**self).producer()
-    }
-    fn consumer(&self) -> &AtomicU32 {
-        (**self).consumer()
-    }
-    fn flags(&self) -> &AtomicU32 {
-        (**self).flags()
-    }
-    fn size(&self) -> u32 {
-        (**self).size()
-    }
-    unsafe fn read(&self, idx: u32) -> M::Entry {
-        (**self).read(idx)
-    }
-    unsafe fn write(&self, idx: u32, entry: M::Entry) {
-        (**self).write(idx, entry)
-    }
+/// Implements [`RingMem`] for pointers to one, each method forwarded.
+macro_rules! forward_ring_mem {
+    ($($ptr:ty),+) => {$(
+        // Safety: forwards to a RingMem.
+        unsafe impl<M: RingMem + ?Sized> RingMem for $ptr {
+            type Entry = M::Entry;
+            fn producer(&self) -> &AtomicU32 {
+                (**self).producer()
+            }
+            fn consumer(&self) -> &AtomicU32 {
+                (**self).consumer()
+            }
+            fn flags(&self) -> &AtomicU32 {
+                (**self).flags()
+            }
+            fn size(&self) -> u32 {
+                (**self).size()
+            }
+            unsafe fn read(&self, idx: u32) -> M::Entry {
+                (**self).read(idx)
+            }
+            unsafe fn write(&self, idx: u32, entry: M::Entry) {
+                (**self).write(idx, entry)
+            }
+        }
+    )+};
 }
 
-// Safety: forwards to a RingMem.
-unsafe impl<M: RingMem + ?Sized> RingMem for Arc<M> {
-    type Entry = M::Entry;
-    fn producer(&self) -> &AtomicU32 {
-        (**self).producer()
-    }
-    fn consumer(&self) -> &AtomicU32 {
-        (**self).consumer()
-    }
-    fn flags(&self) -> &AtomicU32 {
-        (**self).flags()
-    }
-    fn size(&self) -> u32 {
-        (**self).size()
-    }
-    unsafe fn read(&self, idx: u32) -> M::Entry {
-        (**self).read(idx)
-    }
-    unsafe fn write(&self, idx: u32, entry: M::Entry) {
-        (**self).write(idx, entry)
-    }
-}
+forward_ring_mem!(&M, Arc<M>);

@@ -18,6 +18,7 @@ mod kernel_cons;
 mod kernel_prod;
 mod mem;
 mod owned;
+mod queue;
 mod user_cons;
 mod user_prod;
 
@@ -26,5 +27,6 @@ pub use kernel_cons::{KernelCons, TxBatch};
 pub use kernel_prod::{KernelProd, NoSpace};
 pub use mem::RingMem;
 pub use owned::{Ring, SizeError};
+pub use queue::Queue;
 pub use user_cons::UserCons;
 pub use user_prod::UserProd;

@@ -1,7 +1,7 @@
 //! The application as consumer (rx and completion rings): libxdp's
 //! `struct xsk_ring_cons` and its inline functions in `xdp/xsk.h`.
 
-use super::RingMem;
+use super::{Queue, RingMem};
 use crate::idx::{add, sub};
 use crate::sync::Ordering::{Acquire, Relaxed, Release};
 
@@ -9,9 +9,7 @@ use crate::sync::Ordering::{Acquire, Relaxed, Release};
 /// the peeked positions); `->consumer` moves at release.
 #[derive(Debug)]
 pub struct UserCons<R: RingMem> {
-    ring: R,
-    cached_prod: u32,
-    cached_cons: u32,
+    pub(super) q: Queue<R>,
 }
 
 impl<R: RingMem> UserCons<R> {
@@ -22,43 +20,25 @@ impl<R: RingMem> UserCons<R> {
     /// No other consumer handle exists for this ring, and its producer
     /// follows the ring protocol (it stores only into slots it reserved).
     pub unsafe fn new(ring: R) -> Self {
-        // Relaxed: libxdp reads both plainly at setup.
-        let cached_prod = ring.producer().load(Relaxed);
-        let cached_cons = ring.consumer().load(Relaxed);
         Self {
-            ring,
-            cached_prod,
-            cached_cons,
+            q: Queue::new(ring),
         }
-    }
-
-    /// The memory this handle works on.
-    pub fn ring(&self) -> &R {
-        &self.ring
-    }
-    /// `cons->cached_prod`.
-    pub fn cached_prod(&self) -> u32 {
-        self.cached_prod
-    }
-    /// `cons->cached_cons`.
-    pub fn cached_cons(&self) -> u32 {
-        self.cached_cons
     }
 
     /// Spec: ConsPeek (the refresh). libxdp: xsk_cons_nb_avail(): re-reads
     /// `->producer` only when nothing is cached. That load is barrier C
     /// (Acquire, pairs with B).
     pub fn nb_avail(&mut self, nb: u32) -> u32 {
-        let mut entries = sub(self.cached_prod, self.cached_cons);
+        let mut entries = sub(self.q.cached_prod, self.q.cached_cons);
         if entries == 0 {
-            self.cached_prod = self.ring.producer().load(Acquire);
-            entries = sub(self.cached_prod, self.cached_cons);
-            let size = self.ring.size();
+            self.q.cached_prod = self.q.ring.producer().load(Acquire);
+            entries = sub(self.q.cached_prod, self.q.cached_cons);
+            let size = self.q.ring.size();
             assert!(
                 entries <= size,
                 "user consumer: ->producer {} is {entries} past cached_cons {}",
-                self.cached_prod,
-                self.cached_cons
+                self.q.cached_prod,
+                self.q.cached_cons
             );
         }
         entries.min(nb)
@@ -68,9 +48,9 @@ impl<R: RingMem> UserCons<R> {
     /// from the returned position; `cached_cons` moves past them.
     pub fn peek(&mut self, nb: u32) -> (u32, u32) {
         let n = self.nb_avail(nb);
-        let idx = self.cached_cons;
+        let idx = self.q.cached_cons;
         if n > 0 {
-            self.cached_cons = add(self.cached_cons, n);
+            self.q.cached_cons = add(self.q.cached_cons, n);
         }
         (n, idx)
     }
@@ -79,12 +59,12 @@ impl<R: RingMem> UserCons<R> {
     /// or xsk_ring_cons__rx_desc(), for a peeked position.
     pub fn read(&self, idx: u32) -> R::Entry {
         assert!(
-            sub(self.cached_cons, idx).wrapping_sub(1) < self.ring.size(),
+            sub(self.q.cached_cons, idx).wrapping_sub(1) < self.q.ring.size(),
             "user consumer: load of {idx}, not among the peeked before {}",
-            self.cached_cons
+            self.q.cached_cons
         );
         // Safety: idx is peeked (C saw it published) and not released.
-        unsafe { self.ring.read(idx) }
+        unsafe { self.q.ring.read(idx) }
     }
 
     /// Spec: ConsRelease. libxdp: xsk_ring_cons__release(): `->consumer + nb`.
@@ -92,8 +72,8 @@ impl<R: RingMem> UserCons<R> {
     /// done before the producer may reuse their slots.
     pub fn release(&self, nb: u32) {
         // Relaxed: our own counter; only we store it.
-        let cons = self.ring.consumer().load(Relaxed);
-        let peeked = sub(self.cached_cons, cons);
+        let cons = self.q.ring.consumer().load(Relaxed);
+        let peeked = sub(self.q.cached_cons, cons);
         assert!(
             nb <= peeked,
             "user consumer: release {nb} with {peeked} peeked"
@@ -104,20 +84,20 @@ impl<R: RingMem> UserCons<R> {
         } else {
             Release
         };
-        self.ring.consumer().store(add(cons, nb), d);
+        self.q.ring.consumer().store(add(cons, nb), d);
     }
 
     /// libxdp: xsk_ring_cons__cancel(): un-peek `nb` unreleased entries.
     pub fn cancel(&mut self, nb: u32) {
         debug_assert!(
-            nb <= sub(self.cached_cons, self.ring.consumer().load(Relaxed)),
+            nb <= sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)),
             "user consumer: cancel {nb} beyond the peeked"
         );
         assert!(
-            nb <= self.ring.size(),
+            nb <= self.q.ring.size(),
             "user consumer: cancel {nb} beyond the ring"
         );
-        self.cached_cons = sub(self.cached_cons, nb);
+        self.q.cached_cons = sub(self.q.cached_cons, nb);
     }
 }
 

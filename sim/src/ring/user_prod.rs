@@ -1,7 +1,7 @@
 //! The application as producer (fill and tx rings): libxdp's
 //! `struct xsk_ring_prod` and its inline functions in `xdp/xsk.h`.
 
-use super::RingMem;
+use super::{Queue, RingMem};
 use crate::idx::{add, sub, within};
 use crate::sync::Ordering::{Acquire, Relaxed, Release};
 
@@ -10,9 +10,7 @@ use crate::sync::Ordering::{Acquire, Relaxed, Release};
 /// `cached_cons - cached_prod` is the free count.
 #[derive(Debug)]
 pub struct UserProd<R: RingMem> {
-    ring: R,
-    cached_prod: u32,
-    cached_cons: u32,
+    pub(super) q: Queue<R>,
 }
 
 impl<R: RingMem> UserProd<R> {
@@ -24,34 +22,17 @@ impl<R: RingMem> UserProd<R> {
     /// No other producer handle exists for this ring, and its consumer
     /// follows the ring protocol (it touches only slots it has peeked).
     pub unsafe fn new(ring: R) -> Self {
-        // Relaxed: libxdp reads both plainly at setup.
-        let cached_prod = ring.producer().load(Relaxed);
-        let cached_cons = add(ring.consumer().load(Relaxed), ring.size());
-        Self {
-            ring,
-            cached_prod,
-            cached_cons,
-        }
-    }
-
-    /// The memory this handle works on.
-    pub fn ring(&self) -> &R {
-        &self.ring
-    }
-    /// `prod->cached_prod`.
-    pub fn cached_prod(&self) -> u32 {
-        self.cached_prod
-    }
-    /// `prod->cached_cons`.
-    pub fn cached_cons(&self) -> u32 {
-        self.cached_cons
+        let mut q = Queue::new(ring);
+        // libxdp keeps cached_cons at ->consumer + size.
+        q.cached_cons = add(q.cached_cons, q.ring.size());
+        Self { q }
     }
 
     /// Spec: ProdReserve (the refresh). libxdp: xsk_prod_nb_free(). Returns
     /// all free entries, re-reading `->consumer` only when fewer than `nb`
     /// are cached. That load is barrier A (Acquire, pairs with D).
     pub fn nb_free(&mut self, nb: u32) -> u32 {
-        let free = sub(self.cached_cons, self.cached_prod);
+        let free = sub(self.q.cached_cons, self.q.cached_prod);
         if free >= nb {
             return free;
         }
@@ -61,14 +42,14 @@ impl<R: RingMem> UserProd<R> {
         } else {
             Acquire
         };
-        let size = self.ring.size();
-        self.cached_cons = add(self.ring.consumer().load(a), size);
-        let free = sub(self.cached_cons, self.cached_prod);
+        let size = self.q.ring.size();
+        self.q.cached_cons = add(self.q.ring.consumer().load(a), size);
+        let free = sub(self.q.cached_cons, self.q.cached_prod);
         assert!(
             free <= size,
             "user producer: reserved up to {} past ->consumer {}",
-            self.cached_prod,
-            sub(self.cached_cons, size)
+            self.q.cached_prod,
+            sub(self.q.cached_cons, size)
         );
         free
     }
@@ -86,12 +67,12 @@ impl<R: RingMem> UserProd<R> {
         if !ok {
             return None;
         }
-        let idx = self.cached_prod;
-        self.cached_prod = add(self.cached_prod, nb);
+        let idx = self.q.cached_prod;
+        self.q.cached_prod = add(self.q.cached_prod, nb);
         // Reserved and unconsumed entries never exceed the ring.
-        let left = sub(self.cached_cons, self.cached_prod);
+        let left = sub(self.q.cached_cons, self.q.cached_prod);
         assert!(
-            left <= self.ring.size(),
+            left <= self.q.ring.size(),
             "user producer: reserved {nb} with {free} free"
         );
         Some(idx)
@@ -102,25 +83,25 @@ impl<R: RingMem> UserProd<R> {
     /// the load of A by [`UserProd::nb_free`].
     pub fn write(&self, idx: u32, entry: R::Entry) {
         assert!(
-            sub(self.cached_prod, idx).wrapping_sub(1) < self.ring.size(),
+            sub(self.q.cached_prod, idx).wrapping_sub(1) < self.q.ring.size(),
             "user producer: store to {idx}, not among the reserved before {}",
-            self.cached_prod
+            self.q.cached_prod
         );
         debug_assert!(within(
             idx,
-            self.ring.producer().load(Relaxed),
-            self.cached_prod
+            self.q.ring.producer().load(Relaxed),
+            self.q.cached_prod
         ));
         // Safety: idx is reserved and not submitted.
-        unsafe { self.ring.write(idx, entry) }
+        unsafe { self.q.ring.write(idx, entry) }
     }
 
     /// Spec: ProdSubmit. libxdp: xsk_ring_prod__submit(): `->producer + nb`.
     /// The store is barrier B (Release, pairs with C).
     pub fn submit(&self, nb: u32) {
         // Relaxed: our own counter; only we store it.
-        let prod = self.ring.producer().load(Relaxed);
-        let reserved = sub(self.cached_prod, prod);
+        let prod = self.q.ring.producer().load(Relaxed);
+        let reserved = sub(self.q.cached_prod, prod);
         assert!(
             nb <= reserved,
             "user producer: submit {nb} with {reserved} reserved"
@@ -131,7 +112,7 @@ impl<R: RingMem> UserProd<R> {
         } else {
             Release
         };
-        self.ring.producer().store(add(prod, nb), b);
+        self.q.ring.producer().store(add(prod, nb), b);
     }
 }
 
