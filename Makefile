@@ -14,7 +14,7 @@ all: verify
 
 help:
 	@echo "make verify       every ci-tier TLC model, every Z3 proof, the mutation campaign; summary table"
-	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, TLC manifest, proofs, mutants"
+	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, then ringlab verify and the browser test"
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
 	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"
 	@echo "make deps         install Java, Maven, the TLC jar, libz3, Chromium, mdBook (Debian 12, root)"
@@ -46,12 +46,14 @@ test-rust: deps
 test-loom: deps
 	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom
 
-test: build test-rust test-loom test-explorer
-	$(RINGLAB) check --quiet
-	$(RINGLAB) prove --quiet
-	$(RINGLAB) mutants --quiet
+# The campaign (`ringlab verify`: models, proofs, mutants) runs once and
+# writes the report the browser test then opens.
+test: build test-rust test-loom
+	$(RINGLAB) verify --quiet
+	$(MAKE) --no-print-directory test-explorer
 
-# The explorer page in headless Chromium (playwright-core, Debian's chromium).
+# The explorer page and the verification report in headless Chromium
+# (playwright-core, Debian's chromium); needs a report (`ringlab verify`).
 EXPLORER_TEST := verify/report/test
 test-explorer: deps
 	cd $(EXPLORER_TEST) && npm ci --no-audit --no-fund --silent && node --test

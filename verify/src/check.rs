@@ -5,14 +5,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ringlab_tlc::{self as tlc, Outcome, Tlc, TlcResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::manifest::{cfg_properties, Manifest, Model};
+use crate::trace::RingTrace;
 use crate::trace_table;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ModelResult {
     pub name: String,
+    /// What the model checks (the manifest's `about`).
+    #[serde(default)]
+    pub about: String,
     pub spec: String,
     pub config: String,
     pub expected: String,
@@ -87,7 +91,9 @@ pub fn run_model(
         },
     };
     let mut trace_file = None;
-    if !res.trace.is_empty() {
+    if res.trace.is_empty() {
+        forget_trace(root, m);
+    } else {
         match save_trace(root, m, &res) {
             Ok(p) => trace_file = Some(p.display().to_string()),
             Err(e) => eprintln!("  {}: could not save the counterexample: {e}", m.name),
@@ -105,6 +111,7 @@ pub fn run_model(
     };
     ModelResult {
         name: m.name.clone(),
+        about: m.about.clone(),
         spec: m.spec.clone(),
         config: m.config.clone(),
         expected: m.expected.clone(),
@@ -121,25 +128,32 @@ pub fn run_model(
     }
 }
 
+/// Saves the counterexample as `<model>.json` (ringlab-trace/1, what the
+/// report and the explorer read) and `<model>.txt` (the table).
 fn save_trace(root: &Path, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf> {
     let dir = out_dir(root).join("traces");
     std::fs::create_dir_all(&dir)?;
     let json = dir.join(format!("{}.json", m.name));
-    let doc = serde_json::json!({
-        "kind": "tlc-counterexample",
-        "model": m.name,
-        "spec": m.spec,
-        "config": m.config,
-        "outcome": r.outcome.label(),
-        "loop_end": r.loop_end,
-        "states": r.trace,
-    });
-    std::fs::write(&json, serde_json::to_string_pretty(&doc)?)?;
+    std::fs::write(&json, counterexample(root, m, r).to_json_text())?;
+    let cfg = root.join("specs").join(&m.config);
     let mut txt = std::fs::File::create(dir.join(format!("{}.txt", m.name)))?;
     writeln!(txt, "{} — {} (expected {})", m.name, r.outcome.label(), m.expected)?;
-    let cfg = root.join("specs").join(&m.config);
     write!(txt, "{}", trace_table::render(&r.trace, r.loop_end.as_ref(), never(&cfg)))?;
     Ok(json)
+}
+
+/// A model's counterexample as ringlab-trace/1, titled with its name.
+pub fn counterexample(root: &Path, m: &Model, r: &TlcResult) -> RingTrace {
+    let cfg = root.join("specs").join(&m.config);
+    crate::trace::from_tlc(&m.name, &format!("specs/{}", m.config), &m.expected, &cfg, r)
+}
+
+/// A model that now has no counterexample keeps no stale one.
+fn forget_trace(root: &Path, m: &Model) {
+    let dir = out_dir(root).join("traces");
+    for ext in ["json", "txt"] {
+        let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", m.name)));
+    }
 }
 
 /// XskRing's `Never` (2^IdxBits) for a cfg that binds IdxBits.

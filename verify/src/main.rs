@@ -28,8 +28,10 @@ enum Cmd {
     Prove(ProveArgs),
     /// Re-introduce each known bug and report which checks kill it
     Mutants(MutantArgs),
-    /// All of the above, with one summary (or one JSON document)
+    /// All of the above, with one summary (or one JSON document), then the report
     Verify(VerifyArgs),
+    /// The last verify run as a static HTML site; SVG figures of the counterexamples
+    Report(ReportArgs),
 }
 
 #[derive(Args)]
@@ -81,6 +83,20 @@ struct MutantArgs {
     tlc: TlcArgs,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// The site's folder (default target/ringlab/report)
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also write one SVG per TLC counterexample into this folder (works
+    /// from the saved counterexamples alone, without a verify run)
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
+    /// With --figures: only these models' figures (default: every saved counterexample)
+    #[arg(requires = "figures")]
+    models: Vec<String>,
 }
 
 #[derive(Args)]
@@ -182,7 +198,8 @@ fn run(cli: Cli) -> Result<bool, String> {
             });
             let text = serde_json::to_string_pretty(&doc).unwrap();
             let saved = check::out_dir(&root).join("verify.json");
-            if let Err(e) = std::fs::create_dir_all(check::out_dir(&root)).and_then(|_| std::fs::write(&saved, &text)) {
+            let recorded = std::fs::create_dir_all(check::out_dir(&root)).and_then(|_| std::fs::write(&saved, &text));
+            if let Err(e) = &recorded {
                 eprintln!("ringlab: could not save {}: {e}", saved.display());
             }
             if a.common.json {
@@ -210,12 +227,48 @@ fn run(cli: Cli) -> Result<bool, String> {
                     uresults.iter().filter(|r| r.ok()).count(),
                     uresults.len()
                 );
-                println!("report: {}", saved.display());
                 closing("verify", &flags);
+            }
+            // the report is of the run just recorded, never of an older one
+            match recorded.map_err(|e| e.to_string()).and_then(|_| write_report(&root, None, None, &[])) {
+                Ok(w) => {
+                    if let Some(index) = w.index {
+                        let line = format!("report: {}", index.display());
+                        if a.common.json { eprintln!("{line}") } else { println!("{line}") }
+                    }
+                }
+                Err(e) => eprintln!("ringlab: could not write the report: {e}"),
             }
             Ok(ok)
         }
+        Cmd::Report(a) => {
+            let root = find_root()?;
+            let start = std::time::Instant::now();
+            let w = write_report(&root, a.out, a.figures, &a.models)?;
+            for s in &w.skipped {
+                eprintln!("note: left out: {s}");
+            }
+            for f in &w.figures {
+                println!("figure: {}", f.display());
+            }
+            match &w.index {
+                Some(index) => println!("report: {} ({:.2}s)", index.display(), start.elapsed().as_secs_f64()),
+                None => println!("no verify run recorded: figures only (run `ringlab verify` for the report)"),
+            }
+            Ok(true)
+        }
     }
+}
+
+/// Writes the report (default folder target/ringlab/report).
+fn write_report(root: &Path, out: Option<PathBuf>, figures: Option<PathBuf>, models: &[String]) -> Result<ringlab::report::Written, String> {
+    let dir = check::out_dir(root);
+    let opts = ringlab::report::Opts {
+        out: out.unwrap_or_else(|| dir.join("report")),
+        figures,
+        figure_models: models.to_vec(),
+    };
+    ringlab::report::write(&dir, &opts)
 }
 
 /// The closing line CI reads.
@@ -328,7 +381,12 @@ fn proofs_json(results: &[ProofResult]) -> serde_json::Value {
 fn mutants_json(results: &[MutantResult]) -> serde_json::Value {
     results
         .iter()
-        .map(|r| json!({ "id": r.id, "kind": r.kind, "bug": r.bug, "killed_by": r.killed_by, "checks": r.checks, "ok": r.ok() }))
+        .map(|r| {
+            json!({
+                "id": r.id, "kind": r.kind, "bug": r.bug, "year": r.year, "what": r.what, "link": r.link,
+                "killed_by": r.killed_by, "checks": r.checks, "ok": r.ok(),
+            })
+        })
         .collect::<Vec<_>>()
         .into()
 }

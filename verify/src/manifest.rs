@@ -40,6 +40,10 @@ pub struct Mutant {
     pub bug: String,
     pub year: Option<u32>,
     pub what: String,
+    /// Where the fix is described, when it is not a kernel commit (the
+    /// report finds those by title).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
     pub killers: Vec<Killer>,
 }
 
@@ -115,6 +119,11 @@ impl Manifest {
         for mu in &self.mutants {
             if !ids.insert(&mu.id) {
                 return Err(format!("mutant `{}` is listed twice", mu.id));
+            }
+            if let Some(l) = &mu.link {
+                if !(l.starts_with("https://") || l.starts_with("http://")) {
+                    return Err(format!("mutant `{}`: link `{l}` is not an http(s) address", mu.id));
+                }
             }
             if mu.killers.is_empty() {
                 return Err(format!("mutant `{}` names no check that kills it", mu.id));
@@ -239,6 +248,17 @@ mod tests {
         m.mutants[0].killers = vec![Killer::Tlc { model: "xsk-ring-fill".into() }];
         let e = m.validate(&root().join("specs")).unwrap_err();
         assert!(e.contains("expected to pass"), "{e}");
+    }
+
+    #[test]
+    fn a_mutant_link_is_optional_and_must_be_an_address() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        assert!(m.mutants.iter().any(|mu| mu.link.is_none()));
+        let wa = m.mutants.iter().find(|mu| mu.id == "wrapping-add").unwrap();
+        assert_eq!(wa.link.as_deref(), Some("https://github.com/DouglasGray/xsk-rs/issues/53"));
+        m.mutants[0].link = Some("xsk-rs#53".into());
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("not an http(s) address"), "{e}");
     }
 
     #[test]

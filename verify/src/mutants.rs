@@ -10,13 +10,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check::ModelResult;
 use crate::manifest::{Killer, Manifest, Mutant};
 use crate::prove;
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Killed,
@@ -24,7 +24,7 @@ pub enum Verdict {
     Error,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckRun {
     pub check: String,
     pub result: Verdict,
@@ -32,11 +32,17 @@ pub struct CheckRun {
     pub seconds: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutantResult {
     pub id: String,
     pub kind: String,
     pub bug: String,
+    #[serde(default)]
+    pub year: Option<u32>,
+    #[serde(default)]
+    pub what: String,
+    #[serde(default)]
+    pub link: Option<String>,
     pub killed_by: Vec<String>,
     pub checks: Vec<CheckRun>,
 }
@@ -203,6 +209,9 @@ pub fn run_mutant(
         id: mu.id.clone(),
         kind: mu.kind.clone(),
         bug: mu.bug.clone(),
+        year: mu.year,
+        what: mu.what.clone(),
+        link: mu.link.clone(),
         killed_by: checks
             .iter()
             .filter(|c| c.result == Verdict::Killed)

@@ -197,3 +197,70 @@ describe('ring explorer', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// The verification report `ringlab verify` writes: its index, a
+// counterexample page and the explorer with the report's traces.
+const reportDir = path.resolve(process.env.RINGLAB_REPORT || path.resolve(here, '../../../target/ringlab/report'));
+const reportShot = process.env.REPORT_SCREENSHOT || path.resolve(here, '../../../target/ringlab/report.png');
+
+describe('verification report', () => {
+  let ctx;
+
+  after(async () => {
+    if (ctx) await ctx.close();
+  });
+
+  it('shows the verdict, a counterexample page and the explorer with the embedded traces', async () => {
+    const index = path.join(reportDir, 'index.html');
+    if (!fs.existsSync(index)) {
+      throw new Error(`no report at ${reportDir}: run \`ringlab verify\` (make verify) first, or set RINGLAB_REPORT to a report folder`);
+    }
+    if (!fs.existsSync(chromiumPath)) {
+      throw new Error(`Chromium not found at ${chromiumPath}: install Debian's package (apt-get install chromium) or set CHROMIUM`);
+    }
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'ringlab-report-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
+      viewport: { width: 1280, height: 900 },
+    });
+    const errors = [];
+    const p = ctx.pages()[0] || (await ctx.newPage());
+    p.on('pageerror', (e) => errors.push(e.message));
+
+    // The banner agrees with the verify run's record, when there is one.
+    await p.goto(pathToFileURL(index).href);
+    const banner = await p.getAttribute('#banner', 'class');
+    assert.match(banner, /^banner (ok|bad)$/);
+    const record = path.resolve(reportDir, '../verify.json');
+    if (fs.existsSync(record)) {
+      const ok = JSON.parse(fs.readFileSync(record, 'utf8')).ok;
+      assert.equal(banner, ok ? 'banner ok' : 'banner bad', 'the banner says what verify.json says');
+    }
+    assert.match(await p.textContent('#banner strong'), banner === 'banner ok' ? /All as expected/ : /Not all as expected/);
+    for (const id of ['models', 'proofs', 'mutants', 'differential', 'kernel']) {
+      assert.ok(await p.$(`h2#${id}`), `section ${id}`);
+    }
+    fs.mkdirSync(path.dirname(reportShot), { recursive: true });
+    await p.screenshot({ path: reportShot, fullPage: true });
+
+    // A counterexample page: a ring diagram per step, readable without script.
+    const links = [...new Set(await p.$$eval('tr[data-model] a[href^="traces/"]', (as) => as.map((a) => a.getAttribute('href'))))];
+    assert.ok(links.length > 0, 'the models table links at least one counterexample page');
+    await p.goto(new URL(links[0], pathToFileURL(index)).href);
+    const steps = await p.$$eval('section.step', (s) => s.length);
+    assert.ok(steps > 0);
+    assert.equal(await p.$$eval('section.step svg.ring', (s) => s.length), steps);
+    assert.equal(await p.evaluate(() => document.scripts.length), 0, 'the page needs no script');
+    const lastStep = await p.getAttribute('section.step:last-of-type svg.ring', 'data-step');
+
+    // Its last step in the explorer, from the embedded traces.js.
+    await p.click('section.step:last-of-type a:text("open in the explorer")');
+    await p.waitForSelector(`#diagram svg.ring[data-step="${lastStep}"]`);
+    const embedded = await p.$$eval('#trace-select optgroup[label="in this report"] option', (o) => o.length);
+    assert.ok(embedded >= links.length, `${embedded} embedded traces for ${links.length} counterexample pages`);
+    assert.equal(await p.isHidden('#errors'), true, await p.textContent('#errors'));
+    assert.deepEqual(errors, []);
+  });
+});
