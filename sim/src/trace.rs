@@ -25,6 +25,23 @@ pub struct State {
     pub slot_ok: Vec<bool>,
 }
 
+impl State {
+    /// The counters, under their spec names, in the spec's order.
+    pub fn counters(&self) -> [(&'static str, u32); 9] {
+        [
+            ("prod", self.prod),
+            ("cons", self.cons),
+            ("pProd", self.p_prod),
+            ("pCons", self.p_cons),
+            ("pWr", self.p_wr),
+            ("cProd", self.c_prod),
+            ("cCons", self.c_cons),
+            ("cRd", self.c_rd),
+            ("cEnd", self.c_end),
+        ]
+    }
+}
+
 /// The first line: what was run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {

@@ -131,17 +131,7 @@ fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Confi
         Err(e) => panic!("{}: model took it, simulator said: {e}", a.name()),
     }
     let s = sim.state();
-    let got = [
-        ("prod", s.prod),
-        ("cons", s.cons),
-        ("pProd", s.p_prod),
-        ("pCons", s.p_cons),
-        ("pWr", s.p_wr),
-        ("cProd", s.c_prod),
-        ("cCons", s.c_cons),
-        ("cRd", s.c_rd),
-        ("cEnd", s.c_end),
-    ];
+    let got = s.counters();
     let want = [
         after.prod, after.cons, after.p_prod, after.p_cons, after.p_wr, after.c_prod, after.c_cons, after.c_rd,
         after.c_end,

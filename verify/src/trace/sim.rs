@@ -18,17 +18,7 @@ pub fn from_sim(text: &str, source: &str) -> Result<RingTrace, String> {
         .map(|l| {
             let s = &l.state;
             let mut vars = Map::new();
-            for (k, v) in [
-                ("prod", s.prod),
-                ("cons", s.cons),
-                ("pProd", s.p_prod),
-                ("pCons", s.p_cons),
-                ("pWr", s.p_wr),
-                ("cProd", s.c_prod),
-                ("cCons", s.c_cons),
-                ("cRd", s.c_rd),
-                ("cEnd", s.c_end),
-            ] {
+            for (k, v) in s.counters() {
                 vars.insert(k.into(), json!(v));
             }
             let slot = s
