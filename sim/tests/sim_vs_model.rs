@@ -74,7 +74,12 @@ impl ReferenceStateMachine for RefMachine {
             .prop_map(|(kind, size, start, max_batch)| {
                 let cfg = model_cfg(kind, size, max_batch);
                 let state = State::init(&cfg, start as u64);
-                Ref { kind, start, cfg, state }
+                Ref {
+                    kind,
+                    start,
+                    cfg,
+                    state,
+                }
             })
             .boxed()
     }
@@ -114,8 +119,14 @@ fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Confi
         Action::ConsPeek { nb } => sim.cons_peek(nb.unwrap_or(1) as u32).map(|_| ()),
         Action::ConsPeekBatch { max } => sim.cons_peek_batch(max as u32).map(|_| ()),
         Action::ConsRead => sim.cons_read().map(|l| {
-            assert_eq!(l.pos as u64, after.last.pos, "ConsRead loaded another position than the model");
-            assert_eq!(l.valid, after.last.ok, "ConsRead saw another descriptor validity than the model");
+            assert_eq!(
+                l.pos as u64, after.last.pos,
+                "ConsRead loaded another position than the model"
+            );
+            assert_eq!(
+                l.valid, after.last.ok,
+                "ConsRead saw another descriptor validity than the model"
+            );
         }),
         Action::ConsRelease { nb } => sim.cons_release(nb.unwrap_or(0) as u32).map(|_| ()),
         Action::ConsPublish => sim.cons_publish().map(|_| ()),
@@ -133,17 +144,34 @@ fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Confi
     let s = sim.state();
     let got = s.counters();
     let want = [
-        after.prod, after.cons, after.p_prod, after.p_cons, after.p_wr, after.c_prod, after.c_cons, after.c_rd,
+        after.prod,
+        after.cons,
+        after.p_prod,
+        after.p_cons,
+        after.p_wr,
+        after.c_prod,
+        after.c_cons,
+        after.c_rd,
         after.c_end,
     ];
     for ((name, g), w) in got.iter().zip(want) {
-        assert_eq!(*g as u64, w, "after {}: {name} is {g:#x} in the simulator, {w:#x} in the model", a.name());
+        assert_eq!(
+            *g as u64,
+            w,
+            "after {}: {name} is {g:#x} in the simulator, {w:#x} in the model",
+            a.name()
+        );
     }
     for (i, e) in after.slot.iter().enumerate() {
         let want = (e.idx != cfg.never()).then_some(e.idx as u32);
         assert_eq!(s.slot[i], want, "after {}: slot {i} differs", a.name());
         if want.is_some() {
-            assert_eq!(s.slot_ok[i], e.ok, "after {}: validity of slot {i} differs", a.name());
+            assert_eq!(
+                s.slot_ok[i],
+                e.ok,
+                "after {}: validity of slot {i} differs",
+                a.name()
+            );
         }
     }
     if let Err(v) = sim.check() {
@@ -218,5 +246,8 @@ fn generated_runs_wrap_and_load_invalid_descriptors() {
         }
     }
     assert!(wrapped > 10, "only {wrapped} runs crossed u32::MAX");
-    assert!(invalid > 10, "only {invalid} invalid descriptors were loaded");
+    assert!(
+        invalid > 10,
+        "only {invalid} invalid descriptors were loaded"
+    );
 }

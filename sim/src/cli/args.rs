@@ -56,6 +56,9 @@ pub fn parse(argv: &[String]) -> Result<Command, UsageError> {
     let Some((sub, rest)) = argv.split_first() else {
         return err("no command given");
     };
+    if rest.iter().any(|a| a == "-h" || a == "--help") {
+        return Ok(Command::Help);
+    }
     let mut flags = Flags::new(rest)?;
     let cmd = match sub.as_str() {
         "help" | "-h" | "--help" => Command::Help,
@@ -209,6 +212,14 @@ mod tests {
             panic!()
         };
         assert!(threads);
+    }
+
+    #[test]
+    fn help_after_a_command_is_help() {
+        for line in ["run --help", "check -h", "run --ring tx --help"] {
+            let argv: Vec<String> = line.split_whitespace().map(String::from).collect();
+            assert!(matches!(parse(&argv), Ok(Command::Help)), "{line}");
+        }
     }
 
     #[test]

@@ -61,13 +61,14 @@ fn run(cfg: SimConfig, steps: u64, trace: Option<PathBuf>, threads: bool) -> Exi
         eprintln!("ringlab-sim: {e}");
         return ExitCode::from(2);
     }
-    let out = match trace.as_deref().map(File::create).transpose() {
+    // Without --trace a deterministic run still records, so a failure
+    // leaves its trace where `ringlab report` draws it.
+    let kept = trace.is_none() && !threads;
+    let trace = trace.or_else(|| kept.then(|| failure_trace_path(&cfg)));
+    let out = match trace.as_deref().map(create).transpose() {
         Ok(f) => f.map(|f| Box::new(BufWriter::new(f)) as _),
         Err(e) => {
-            eprintln!(
-                "ringlab-sim: cannot create {}: {e}",
-                trace.unwrap().display()
-            );
+            eprintln!("ringlab-sim: {e}");
             return ExitCode::from(2);
         }
     };
@@ -86,11 +87,20 @@ fn run(cfg: SimConfig, steps: u64, trace: Option<PathBuf>, threads: bool) -> Exi
     };
     match r {
         Ok(s) => {
+            if let (true, Some(t)) = (kept, &trace) {
+                let _ = std::fs::remove_file(t);
+            }
             print!("{s}");
             ExitCode::SUCCESS
         }
         Err(RunError::Failed(f)) => {
             eprintln!("FAILED: {f}");
+            if let Some(t) = &trace {
+                eprintln!(
+                    "trace: {} (`ringlab report` draws it; the explorer opens it)",
+                    t.display()
+                );
+            }
             eprintln!("replay: ringlab-sim run --ring {} --size {} --start {} --max-batch {} --seed {} --steps {steps}", cfg.kind, cfg.size, cfg.start, cfg.max_batch, cfg.seed);
             ExitCode::from(1)
         }
@@ -158,4 +168,27 @@ fn check(trace: &Path, work: Option<PathBuf>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn create(path: &Path) -> Result<File, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// `target/ringlab/sim/` of the ringlab tree this runs in (else of the
+/// current directory), where the report looks for simulator traces.
+fn failure_trace_path(cfg: &SimConfig) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join("specs/manifest.json").is_file())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    root.join("target/ringlab/sim").join(format!(
+        "failed-{}-{}-seed{}.jsonl",
+        cfg.kind, cfg.size, cfg.seed
+    ))
 }
