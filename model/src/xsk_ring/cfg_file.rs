@@ -347,12 +347,13 @@ INVARIANTS
     }
 
     #[test]
-    fn reads_every_shipped_config() {
+    fn reads_every_shipped_ring_config() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../specs/mc");
         let mut n = 0;
         for e in std::fs::read_dir(dir).unwrap() {
             let path = e.unwrap().path();
-            if path.extension().is_some_and(|x| x == "cfg") {
+            let ring = path.file_name().is_some_and(|f| f.to_string_lossy().starts_with("MCXskRing_"));
+            if ring && path.extension().is_some_and(|x| x == "cfg") {
                 Config::from_cfg_file(&path).unwrap_or_else(|e| panic!("{e}"));
                 n += 1;
             }
