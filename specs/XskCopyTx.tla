@@ -247,7 +247,7 @@ XmitBatchReserve(s) ==
           ELSE IF k = 0 THEN
               /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
           ELSE
-              /\ CqReserve(SubSeq(want, 1, k))
+              /\ CqReserve([i \in 1..k |-> want[i].addr])
               /\ call' = [call EXCEPT ![s].stage = "breserved", ![s].pend = k]
               /\ UNCHANGED <<free, tx, cq, flight>>
 

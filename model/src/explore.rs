@@ -1,13 +1,36 @@
-//! Explicit-state breadth-first search of the model, counted as TLC counts:
-//! distinct states, states generated, and the depth of the state graph.
+//! Explicit-state breadth-first search of a spec's state machine, counted
+//! as TLC counts: distinct states, states generated, and the depth of the
+//! state graph.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use crate::xsk_ring::{
     init_states, invariant, Action, Config, Invariant, ModelCfg, State, INVARIANTS,
 };
+
+/// A spec's state machine as the search sees it.
+pub trait SpecMachine {
+    type State: Clone + Eq + Hash;
+    type Action: Clone;
+
+    /// The states Init allows.
+    fn init_states(&self) -> Vec<Self::State>;
+
+    /// Every step of Next from `s`, with the action and choice taken.
+    fn successors(&self, s: &Self::State) -> Vec<(Self::Action, Self::State)>;
+
+    /// The first invariant `s` violates, in the order they are checked.
+    fn first_violated(&self, s: &Self::State) -> Option<&'static str>;
+
+    /// The representative of `s`'s class under the model's SYMMETRY (two
+    /// states are one distinct state iff their representatives are equal);
+    /// `s` itself when there is none.
+    fn canonical(&self, s: &Self::State) -> Self::State {
+        s.clone()
+    }
+}
 
 /// What to check.
 #[derive(Clone, Debug)]
@@ -49,12 +72,12 @@ impl ExploreOptions {
 
 /// A behaviour: an initial state and the steps from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Trace {
-    pub init: State,
-    pub steps: Vec<(Action, State)>,
+pub struct Trace<S = State, A = Action> {
+    pub init: S,
+    pub steps: Vec<(A, S)>,
 }
 
-impl Trace {
+impl<S, A> Trace<S, A> {
     /// Number of states, as TLC numbers them.
     pub fn len(&self) -> usize {
         self.steps.len() + 1
@@ -65,27 +88,27 @@ impl Trace {
         false
     }
 
-    pub fn last(&self) -> &State {
+    pub fn last(&self) -> &S {
         self.steps.last().map_or(&self.init, |(_, s)| s)
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Outcome<S = State, A = Action> {
     /// Every reachable state satisfies the invariants.
     Pass,
     /// The first violation found, with a shortest trace to it.
     Violation {
         invariant: &'static str,
-        trace: Trace,
+        trace: Trace<S, A>,
     },
     /// A state with no successor, with a shortest trace to it.
-    Deadlock { trace: Trace },
+    Deadlock { trace: Trace<S, A> },
     /// max_distinct was reached.
     Incomplete,
 }
 
-impl Outcome {
+impl<S, A> Outcome<S, A> {
     /// "pass", "violation:Name", "deadlock" or "incomplete" (the form of
     /// specs/manifest.json's `expected`).
     pub fn summary(&self) -> String {
@@ -99,7 +122,7 @@ impl Outcome {
 }
 
 #[derive(Clone, Debug)]
-pub struct ExploreResult {
+pub struct ExploreResult<S = State, A = Action> {
     /// Distinct states found (TLC: "distinct states found").
     pub distinct: usize,
     /// Initial states plus every successor computed, repeats included
@@ -108,7 +131,7 @@ pub struct ExploreResult {
     /// BFS levels reached, the initial level included (TLC: "depth of the
     /// complete state graph search").
     pub depth: usize,
-    pub outcome: Outcome,
+    pub outcome: Outcome<S, A>,
     pub elapsed: Duration,
 }
 
@@ -144,16 +167,16 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
-struct Node {
-    state: State,
-    parent: Option<(usize, Action)>,
+struct Node<S, A> {
+    state: S,
+    parent: Option<(usize, A)>,
 }
 
-fn trace_to(nodes: &[Node], mut i: usize) -> Trace {
+fn trace_to<S: Clone, A: Clone>(nodes: &[Node<S, A>], mut i: usize) -> Trace<S, A> {
     let mut steps = Vec::new();
-    while let Some((p, a)) = nodes[i].parent {
-        steps.push((a, nodes[i].state.clone()));
-        i = p;
+    while let Some((p, a)) = &nodes[i].parent {
+        steps.push((a.clone(), nodes[i].state.clone()));
+        i = *p;
     }
     steps.reverse();
     Trace {
@@ -162,44 +185,81 @@ fn trace_to(nodes: &[Node], mut i: usize) -> Trace {
     }
 }
 
-fn first_violated(state: &State, cfg: &Config, invs: &[Invariant]) -> Option<&'static str> {
-    invs.iter()
-        .find(|(_, holds)| !holds(state, cfg))
-        .map(|(n, _)| *n)
+/// XskRing.tla with the invariants of ExploreOptions.
+struct Ring<'a> {
+    cfg: &'a Config,
+    invariants: &'a [Invariant],
+}
+
+impl SpecMachine for Ring<'_> {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        init_states(self.cfg)
+    }
+
+    fn successors(&self, s: &State) -> Vec<(Action, State)> {
+        s.successors(self.cfg)
+    }
+
+    fn first_violated(&self, s: &State) -> Option<&'static str> {
+        self.invariants
+            .iter()
+            .find(|(_, holds)| !holds(s, self.cfg))
+            .map(|(n, _)| *n)
+    }
+}
+
+/// Breadth-first search of XskRing.tla (see [`bfs`]).
+pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
+    let ring = Ring {
+        cfg,
+        invariants: &opts.invariants,
+    };
+    bfs(&ring, opts.check_deadlock, opts.max_distinct)
 }
 
 /// Breadth-first search from every initial state, checking each new state
-/// as it is found and stopping at the first violation.
-pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
+/// as it is found and stopping at the first violation. States are told
+/// apart by their canonical form; traces hold the states as reached.
+pub fn bfs<M: SpecMachine>(
+    m: &M,
+    check_deadlock: bool,
+    max_distinct: Option<usize>,
+) -> ExploreResult<M::State, M::Action> {
     let start = Instant::now();
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut index: FxMap<State, usize> = FxMap::default();
+    let mut nodes: Vec<Node<M::State, M::Action>> = Vec::new();
+    let mut index: FxMap<M::State, usize> = FxMap::default();
     let mut generated = 0;
     let mut depth = 0;
     let mut outcome = Outcome::Pass;
     // Record a generated state; Some(outcome) if the search must stop.
-    let mut add =
-        |nodes: &mut Vec<Node>, state: State, parent: Option<(usize, Action)>| -> Option<Outcome> {
-            generated += 1;
-            if index.contains_key(&state) {
-                return None;
-            }
-            let bad = first_violated(&state, cfg, &opts.invariants);
-            index.insert(state.clone(), nodes.len());
-            nodes.push(Node { state, parent });
-            if let Some(invariant) = bad {
-                return Some(Outcome::Violation {
-                    invariant,
-                    trace: trace_to(nodes, nodes.len() - 1),
-                });
-            }
-            if opts.max_distinct.is_some_and(|m| nodes.len() >= m) {
-                return Some(Outcome::Incomplete);
-            }
-            None
-        };
+    let mut add = |nodes: &mut Vec<Node<M::State, M::Action>>,
+                   state: M::State,
+                   parent: Option<(usize, M::Action)>|
+     -> Option<Outcome<M::State, M::Action>> {
+        generated += 1;
+        let key = m.canonical(&state);
+        if index.contains_key(&key) {
+            return None;
+        }
+        let bad = m.first_violated(&state);
+        index.insert(key, nodes.len());
+        nodes.push(Node { state, parent });
+        if let Some(invariant) = bad {
+            return Some(Outcome::Violation {
+                invariant,
+                trace: trace_to(nodes, nodes.len() - 1),
+            });
+        }
+        if max_distinct.is_some_and(|n| nodes.len() >= n) {
+            return Some(Outcome::Incomplete);
+        }
+        None
+    };
     'search: {
-        for s in init_states(cfg) {
+        for s in m.init_states() {
             if let Some(o) = add(&mut nodes, s, None) {
                 outcome = o;
                 depth = 1;
@@ -211,8 +271,8 @@ pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
             depth += 1;
             let next_start = nodes.len();
             for i in level.clone() {
-                let succ = nodes[i].state.successors(cfg);
-                if succ.is_empty() && opts.check_deadlock {
+                let succ = m.successors(&nodes[i].state);
+                if succ.is_empty() && check_deadlock {
                     outcome = Outcome::Deadlock {
                         trace: trace_to(&nodes, i),
                     };
@@ -293,6 +353,7 @@ mod tests {
             },
         );
         assert_eq!((r.outcome, r.distinct), (Outcome::Incomplete, 100));
-        assert_eq!(Outcome::Pass.summary(), "pass");
+        let pass: Outcome = Outcome::Pass;
+        assert_eq!(pass.summary(), "pass");
     }
 }

@@ -1,13 +1,14 @@
-//! ringlab reference model: the state machine of specs/XskRing.tla in Rust,
-//! an explicit-state checker over it, and readers for TLC's values and
+//! ringlab reference model: the state machines of specs/XskRing.tla and
+//! specs/XskCopyTx.tla in Rust, an explicit-state checker over them, and readers for TLC's values and
 //! traces so TLC behaviours can be replayed in the model.
 
+pub mod copy_tx;
 pub mod explore;
 pub mod replay;
 pub mod tla;
 pub mod xsk_ring;
 
-pub use explore::{explore, ExploreOptions, ExploreResult, Outcome, Trace};
+pub use explore::{bfs, explore, ExploreOptions, ExploreResult, Outcome, SpecMachine, Trace};
 pub use replay::{replay, replay_checking, states_from_dump, ReplayError};
 pub use xsk_ring::{
     init_states, Action, Barrier, Barriers, CfgError, Config, Entry, Load, ModelCfg, Mutant, Own,

@@ -47,7 +47,7 @@ pub struct ModelCfg {
 }
 
 /// Blank out `\*` and `(* *)` comments, keeping line breaks and strings.
-fn strip_comments(text: &str) -> String {
+pub(crate) fn strip_comments(text: &str) -> String {
     let c: Vec<char> = text.chars().collect();
     let (mut out, mut i, mut depth, mut in_str) = (String::new(), 0, 0usize, false);
     while i < c.len() {
@@ -352,7 +352,9 @@ INVARIANTS
         let mut n = 0;
         for e in std::fs::read_dir(dir).unwrap() {
             let path = e.unwrap().path();
-            let ring = path.file_name().is_some_and(|f| f.to_string_lossy().starts_with("MCXskRing_"));
+            let ring = path
+                .file_name()
+                .is_some_and(|f| f.to_string_lossy().starts_with("MCXskRing_"));
             if ring && path.extension().is_some_and(|x| x == "cfg") {
                 Config::from_cfg_file(&path).unwrap_or_else(|e| panic!("{e}"));
                 n += 1;

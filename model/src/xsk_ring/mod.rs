@@ -12,6 +12,7 @@ mod state;
 mod tla_state;
 
 pub use action::Action;
+pub(crate) use cfg_file::strip_comments;
 pub use cfg_file::{CfgError, ModelCfg};
 pub use config::{Barrier, Barriers, Config, Mutant, Side};
 pub use invariants::{invariant, Invariant, INVARIANTS};

@@ -29,7 +29,7 @@ pub fn scratch(name: &str) -> PathBuf {
 #[derive(Clone, Debug)]
 pub struct ManifestModel {
     pub name: String,
-    /// The config's name between `MCXskRing_` and `.cfg`, e.g. `Fill`.
+    /// The config's name between `MC<module>_` and `.cfg`, e.g. `Fill`.
     pub cfg: String,
     /// `pass`, `violation:Inv`, `deadlock` or `liveness:Prop`.
     pub expected: String,
@@ -40,6 +40,12 @@ pub struct ManifestModel {
 
 /// The XskRing models of specs/manifest.json, None if there is no manifest.
 pub fn manifest_models() -> Option<Vec<ManifestModel>> {
+    manifest_models_of("XskRing")
+}
+
+/// The models of specs/`module`.tla in specs/manifest.json (`cfg` is the
+/// name between `MC<module>_` and `.cfg`), None if there is no manifest.
+pub fn manifest_models_of(module: &str) -> Option<Vec<ManifestModel>> {
     let text = std::fs::read_to_string(specs_dir().join("manifest.json")).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).expect("specs/manifest.json is JSON");
     let models = json["models"]
@@ -53,11 +59,11 @@ pub fn manifest_models() -> Option<Vec<ManifestModel>> {
     Some(
         models
             .iter()
-            .filter(|m| m["spec"] == "XskRing.tla")
+            .filter(|m| m["spec"] == format!("{module}.tla").as_str())
             .map(|m| {
                 let config = field(m, "config");
                 let cfg = config
-                    .strip_prefix("mc/MCXskRing_")
+                    .strip_prefix(format!("mc/MC{module}_").as_str())
                     .and_then(|c| c.strip_suffix(".cfg"))
                     .unwrap_or_else(|| panic!("unexpected config path {config}"))
                     .to_string();

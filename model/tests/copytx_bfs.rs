@@ -1,0 +1,64 @@
+//! The XskCopyTx model's breadth-first search against specs/manifest.json:
+//! the outcome each xsk-copytx-* model must have, and, for every model the
+//! search completes, TLC's `distinct_states` (symmetry classes under
+//! SYMMETRY Perms) and `depth`.
+
+mod common;
+
+use ringlab_model::copy_tx::{self, ModelCfg};
+use ringlab_model::Outcome;
+
+#[test]
+fn copy_tx_model_matches_manifest() {
+    let models = common::manifest_models_of("XskCopyTx").expect("specs/manifest.json");
+    assert!(models.len() >= 10, "{} xsk-copytx models", models.len());
+    let mut bad = Vec::new();
+    for m in &models {
+        let path = common::specs_dir().join(format!("mc/MCXskCopyTx_{}.cfg", m.cfg));
+        let cfg = ModelCfg::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let r = copy_tx::explore(&cfg).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        // The model checks safety only: a liveness model must pass it.
+        let want = if m.expected.starts_with("liveness:") {
+            "pass"
+        } else {
+            m.expected.as_str()
+        };
+        if r.outcome.summary() != want {
+            bad.push(format!(
+                "{}: manifest expects {}, model found {}",
+                m.name,
+                m.expected,
+                r.outcome.summary()
+            ));
+        }
+        if let Outcome::Violation { invariant, trace } = &r.outcome {
+            // The trace replays, and only its last state is bad.
+            let c = &cfg.config;
+            let mut s = trace.init.clone();
+            for (a, t) in &trace.steps {
+                assert_eq!(s.violated(c), None, "{}: {a}", m.name);
+                s = s
+                    .step(c, a)
+                    .unwrap_or_else(|| panic!("{}: {a} disabled", m.name));
+                assert_eq!(&s, t);
+            }
+            assert_eq!(s.violated(c), Some(*invariant), "{}", m.name);
+        }
+        if r.outcome != Outcome::Pass {
+            continue;
+        }
+        if m.distinct_states != Some(r.distinct) {
+            bad.push(format!(
+                "{}: manifest records {:?} distinct states, model found {}",
+                m.name, m.distinct_states, r.distinct
+            ));
+        }
+        if m.depth.is_some() && m.depth != Some(r.depth) {
+            bad.push(format!(
+                "{}: manifest records depth {:?}, model found {}",
+                m.name, m.depth, r.depth
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
