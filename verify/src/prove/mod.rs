@@ -7,6 +7,7 @@
 //! The negated condition is handed to Z3: unsat means proved, sat gives a
 //! counterexample.
 
+mod cq_reserve;
 mod kernel_cons;
 mod kernel_prod;
 mod refuted;
@@ -111,6 +112,7 @@ fn table() -> Vec<Entry> {
     t.extend(kernel_cons::entries());
     t.extend(user_prod::entries());
     t.extend(user_cons::entries());
+    t.extend(cq_reserve::entries());
     t.extend(refuted::entries());
     t
 }
