@@ -10,37 +10,29 @@ pub mod idx;
 pub mod ring;
 pub mod sync;
 
-#[cfg(not(loom))]
-pub mod action;
-#[cfg(not(loom))]
-pub mod actor;
-#[cfg(not(loom))]
-pub mod cli;
-#[cfg(not(loom))]
-pub mod config;
-#[cfg(not(loom))]
-pub mod invariants;
-#[cfg(not(loom))]
-pub mod outcome;
-#[cfg(not(loom))]
-pub mod payload;
-#[cfg(not(loom))]
-pub mod rng;
-#[cfg(not(loom))]
-pub mod sched;
-#[cfg(not(loom))]
-pub mod threads;
-#[cfg(not(loom))]
-pub mod tlatrace;
-#[cfg(not(loom))]
-pub mod tlc;
-#[cfg(not(loom))]
-pub mod trace;
+/// Items of the std build only: loom builds just the ring and its shim.
+macro_rules! std_only {
+    ($($item:item)*) => { $( #[cfg(not(loom))] $item )* };
+}
 
-#[cfg(not(loom))]
-pub use outcome::{Failure, RunError, Summary};
-#[cfg(not(loom))]
-pub use sched::Sim;
+std_only! {
+    pub mod action;
+    pub mod actor;
+    pub mod cli;
+    pub mod config;
+    pub mod invariants;
+    pub mod outcome;
+    pub mod payload;
+    pub mod rng;
+    pub mod sched;
+    pub mod threads;
+    pub mod tlatrace;
+    pub mod tlc;
+    pub mod trace;
+
+    pub use outcome::{Failure, RunError, Summary};
+    pub use sched::Sim;
+}
 
 /// The mutant features this build was compiled with.
 pub fn mutants() -> Vec<&'static str> {
