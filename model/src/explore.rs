@@ -32,6 +32,17 @@ pub trait SpecMachine {
     }
 }
 
+/// The candidates `step` allows, each with the state it leads to.
+pub(crate) fn enabled_steps<A, S>(
+    candidates: Vec<A>,
+    step: impl Fn(&A) -> Option<S>,
+) -> Vec<(A, S)> {
+    candidates
+        .into_iter()
+        .filter_map(|a| step(&a).map(|s| (a, s)))
+        .collect()
+}
+
 /// What to check.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {

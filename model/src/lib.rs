@@ -2,6 +2,7 @@
 //! specs/XskCopyTx.tla in Rust, an explicit-state checker over them, and readers for TLC's values and
 //! traces so TLC behaviours can be replayed in the model.
 
+pub mod cfg;
 pub mod copy_tx;
 pub mod explore;
 pub mod replay;

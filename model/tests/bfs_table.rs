@@ -18,20 +18,7 @@ fn model_matches_manifest() {
     let mut bad = Vec::new();
     for m in models.iter().filter(|m| m.tier == "ci") {
         let r = run(&m.cfg);
-        // The model checks safety only: a liveness model must pass it.
-        let want = if m.expected.starts_with("liveness:") {
-            "pass"
-        } else {
-            m.expected.as_str()
-        };
-        if r.outcome.summary() != want {
-            bad.push(format!(
-                "{}: manifest expects {}, model found {}",
-                m.name,
-                m.expected,
-                r.outcome.summary()
-            ));
-        }
+        bad.extend(common::outcome_mismatch(m, &r.outcome.summary()));
         let complete = r.outcome == Outcome::Pass;
         if complete && m.expected == "pass" && (m.distinct_states.is_none() || m.depth.is_none()) {
             bad.push(format!(

@@ -17,20 +17,7 @@ fn copy_tx_model_matches_manifest() {
         let path = common::specs_dir().join(format!("mc/MCXskCopyTx_{}.cfg", m.cfg));
         let cfg = ModelCfg::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let r = copy_tx::explore(&cfg).unwrap_or_else(|e| panic!("{}: {e}", m.name));
-        // The model checks safety only: a liveness model must pass it.
-        let want = if m.expected.starts_with("liveness:") {
-            "pass"
-        } else {
-            m.expected.as_str()
-        };
-        if r.outcome.summary() != want {
-            bad.push(format!(
-                "{}: manifest expects {}, model found {}",
-                m.name,
-                m.expected,
-                r.outcome.summary()
-            ));
-        }
+        bad.extend(common::outcome_mismatch(m, &r.outcome.summary()));
         if let Outcome::Violation { invariant, trace } = &r.outcome {
             // The trace replays, and only its last state is bad.
             let c = &cfg.config;

@@ -144,8 +144,16 @@ fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Confi
     let s = sim.state();
     // The simulator observes the model's counters but the ghost cExp.
     for ((name, g), (mname, w)) in s.counters().iter().zip(after.counters()) {
-        assert_eq!(*name, mname, "the two counter lists are in the spec's order");
-        assert_eq!(*g as u64, w, "after {}: {name} is {g:#x} in the simulator, {w:#x} in the model", a.name());
+        assert_eq!(
+            *name, mname,
+            "the two counter lists are in the spec's order"
+        );
+        assert_eq!(
+            *g as u64,
+            w,
+            "after {}: {name} is {g:#x} in the simulator, {w:#x} in the model",
+            a.name()
+        );
     }
     for (i, e) in after.slot.iter().enumerate() {
         let want = (e.idx != cfg.never()).then_some(e.idx as u32);

@@ -1,11 +1,10 @@
 //! The CONSTANTS of specs/XskCopyTx.tla, and the reader of its TLC model
 //! configs (specs/mc/MCXskCopyTx_*.cfg).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::cfg::{read_file, unknown_section, CfgError, CfgFile};
 use crate::tla::{parse_value, Value};
-use crate::xsk_ring::{strip_comments, CfgError};
 
 /// Design: where a completion's address comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,20 +155,6 @@ pub struct ModelCfg {
     pub check_deadlock: bool,
 }
 
-const SECTIONS: [&str; 11] = [
-    "CONSTANT",
-    "CONSTANTS",
-    "SPECIFICATION",
-    "SYMMETRY",
-    "INVARIANT",
-    "INVARIANTS",
-    "PROPERTY",
-    "PROPERTIES",
-    "CHECK_DEADLOCK",
-    "INIT",
-    "NEXT",
-];
-
 const NAMES: [&str; 11] = [
     "Sockets",
     "Frames",
@@ -221,87 +206,24 @@ fn parse_rhs(text: &str) -> Result<Rhs, String> {
 
 impl ModelCfg {
     pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg, CfgError> {
-        let path = path.as_ref();
-        let file = Some(path.display().to_string());
-        let text = std::fs::read_to_string(path).map_err(|e| CfgError {
-            file: file.clone(),
-            line: 0,
-            text: String::new(),
-            msg: format!("cannot read: {e}"),
-        })?;
-        ModelCfg::parse(&text).map_err(|e| CfgError { file, ..e })
+        read_file(path, ModelCfg::parse)
     }
 
     pub fn parse(text: &str) -> Result<ModelCfg, CfgError> {
-        let original: Vec<&str> = text.lines().collect();
-        let stripped = strip_comments(text);
-        let mut section = "";
-        let mut constants: BTreeMap<String, (usize, Rhs)> = BTreeMap::new();
-        let mut m = ModelCfg {
-            config: Config::design_b(),
-            specification: None,
-            symmetry: None,
-            invariants: vec![],
-            properties: vec![],
-            check_deadlock: true,
-        };
-        for (n, line) in stripped.lines().enumerate() {
-            let err = |msg: String| CfgError {
-                file: None,
-                line: n + 1,
-                text: original.get(n).unwrap_or(&"").to_string(),
-                msg,
-            };
-            let mut rest = line.trim();
-            if rest.is_empty() {
-                continue;
+        let file = CfgFile::parse_with(text, unknown_section, |name, value| {
+            if !NAMES.contains(&name) {
+                return Err(format!("unknown constant {name}"));
             }
-            let first = rest.split_whitespace().next().unwrap_or("");
-            if SECTIONS.contains(&first) {
-                section = first;
-                rest = rest[first.len()..].trim();
-            } else if first.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
-                return Err(err(format!("unsupported section `{first}`")));
-            }
-            if rest.is_empty() {
-                continue;
-            }
-            match section {
-                "CONSTANT" | "CONSTANTS" => {
-                    let (name, value) = rest
-                        .split_once('=')
-                        .ok_or_else(|| err("expected `Name = value`".into()))?;
-                    let name = name.trim();
-                    if !NAMES.contains(&name) {
-                        return Err(err(format!("unknown constant {name}")));
-                    }
-                    let value =
-                        parse_rhs(value).map_err(|e| err(format!("value of {name}: {e}")))?;
-                    if constants.insert(name.to_string(), (n + 1, value)).is_some() {
-                        return Err(err(format!("{name} is given twice")));
-                    }
-                }
-                "SPECIFICATION" => m.specification = Some(rest.to_string()),
-                "SYMMETRY" => m.symmetry = Some(rest.to_string()),
-                "INIT" | "NEXT" => {}
-                "INVARIANT" | "INVARIANTS" => m
-                    .invariants
-                    .extend(rest.split_whitespace().map(String::from)),
-                "PROPERTY" | "PROPERTIES" => m
-                    .properties
-                    .extend(rest.split_whitespace().map(String::from)),
-                "CHECK_DEADLOCK" => {
-                    m.check_deadlock = match rest {
-                        "TRUE" => true,
-                        "FALSE" => false,
-                        _ => return Err(err("expected TRUE or FALSE".into())),
-                    }
-                }
-                _ => return Err(err("expected a section such as CONSTANTS".into())),
-            }
-        }
-        m.config = Config::from_constants(&constants, &original)?;
-        Ok(m)
+            parse_rhs(value).map_err(|e| format!("value of {name}: {e}"))
+        })?;
+        Ok(ModelCfg {
+            config: Config::from_constants(&file)?,
+            specification: file.specification,
+            symmetry: file.symmetry,
+            invariants: file.invariants,
+            properties: file.properties,
+            check_deadlock: file.check_deadlock,
+        })
     }
 }
 
@@ -311,22 +233,11 @@ impl Config {
         Ok(ModelCfg::from_file(path)?.config)
     }
 
-    fn from_constants(
-        c: &BTreeMap<String, (usize, Rhs)>,
-        lines: &[&str],
-    ) -> Result<Config, CfgError> {
-        let err_at = |line: usize, msg: String| CfgError {
-            file: None,
-            line,
-            text: lines.get(line.wrapping_sub(1)).unwrap_or(&"").to_string(),
-            msg,
-        };
-        let want = |name: &str| {
-            c.get(name)
-                .ok_or_else(|| err_at(0, format!("constant {name} is missing from CONSTANTS")))
-        };
+    fn from_constants(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
+        let err_at = |line: usize, msg: String| file.error_at(line, msg);
+        let want = |name: &str| file.constant(name);
         let bad = |name: &str, what: &str| {
-            let line = c.get(name).map_or(0, |(l, _)| *l);
+            let line = file.constants.get(name).map_or(0, |(l, _)| *l);
             err_at(line, format!("{name} must be {what}"))
         };
         let value = |name: &str, what: &str| match want(name)? {

@@ -11,9 +11,9 @@ mod producer;
 mod state;
 mod tla_state;
 
+pub use crate::cfg::CfgError;
 pub use action::Action;
-pub(crate) use cfg_file::strip_comments;
-pub use cfg_file::{CfgError, ModelCfg};
+pub use cfg_file::ModelCfg;
 pub use config::{Barrier, Barriers, Config, Mutant, Side};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{init_states, Entry, Load, Own, State};

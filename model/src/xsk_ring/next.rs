@@ -52,10 +52,7 @@ impl State {
 
     /// Every step of Next from this state (self-loops included).
     pub fn successors(&self, cfg: &Config) -> Vec<(Action, State)> {
-        self.candidate_actions(cfg)
-            .into_iter()
-            .filter_map(|a| self.step(cfg, &a).map(|s| (a, s)))
-            .collect()
+        crate::explore::enabled_steps(self.candidate_actions(cfg), |a| self.step(cfg, a))
     }
 }
 

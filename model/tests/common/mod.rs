@@ -38,6 +38,22 @@ pub struct ManifestModel {
     pub depth: Option<usize>,
 }
 
+/// Why `summary`, the model's outcome, is not what `m` expects, if it is
+/// not. The model checks safety only: a liveness model must pass it.
+pub fn outcome_mismatch(m: &ManifestModel, summary: &str) -> Option<String> {
+    let want = if m.expected.starts_with("liveness:") {
+        "pass"
+    } else {
+        m.expected.as_str()
+    };
+    (summary != want).then(|| {
+        format!(
+            "{}: manifest expects {}, model found {summary}",
+            m.name, m.expected
+        )
+    })
+}
+
 /// The XskRing models of specs/manifest.json, None if there is no manifest.
 pub fn manifest_models() -> Option<Vec<ManifestModel>> {
     manifest_models_of("XskRing")
