@@ -16,8 +16,13 @@
 (*  "b" (the 2025 fix): the skb carries its addresses; the destructor     *)
 (*      stores them at the producer and publishes them.                   *)
 (*                                                                         *)
-(* Single-buffer packets only; multi-buffer (XDP_PKT_CONTD) is not yet    *)
-(* modelled.                                                               *)
+(* Multi-buffer packets (XDP_PKT_CONTD): the kernel builds one skb from    *)
+(* every descriptor of a packet (xs->skb, here part[s]), drops the whole   *)
+(* packet when one of them is invalid or there are too many, and after a  *)
+(* drop completes the rest of the packet one descriptor at a time          *)
+(* (xs->drain_cont, here drain[s]). Two choices of 6.12.117 are constants  *)
+(* so that each can be checked against its alternative: DropFrags and      *)
+(* PublishFrags below. Seed 000's batch is modelled for single buffers.    *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
@@ -32,14 +37,25 @@ CONSTANTS
     BatchSize,    \* 0: the per-descriptor loop; n > 0: seed 000's batch of n
     Outcomes,     \* driver results: a subset of {"sent", "busy", "drop"}
     AllocFails,   \* TRUE: an skb allocation may fail
+    MultiBuf,     \* TRUE: the application may set XDP_PKT_CONTD
+    MaxFrags,     \* descriptors in one packet at most (MAX_SKB_FRAGS + 1)
+    DropFrags,    \* a dropped packet's built fragments: "cancel" their
+                  \* completion slots (6.12.117, xsk_drop_skb) or
+                  \* "complete" them (what af_xdp.rst promises)
+    PublishFrags, \* the tx consumer a refresh publishes: "all" consumed
+                  \* descriptors (6.12.117) or only up to the "packet" being
+                  \* built, so a rollback never goes behind it
     Mutant        \* "none" or a mutant id of specs/manifest.json
 
 ASSUME Design \in {"a", "b"} /\ BatchSize \in Nat /\ Budget \in Nat \ {0}
 ASSUME Outcomes \subseteq {"sent", "busy", "drop"} /\ "sent" \in Outcomes
 ASSUME BatchSize > 0 => Design = "b"
+ASSUME MultiBuf \in BOOLEAN /\ MaxFrags \in Nat \ {0}
+ASSUME MultiBuf => BatchSize = 0
+ASSUME DropFrags \in {"cancel", "complete"} /\ PublishFrags \in {"all", "packet"}
 ASSUME Mutant \in {"none", "xsk-txbusy-rollback", "xsk-cq-resv-fail",
                    "xsk-shared-cq-race", "xsk-cq-leak-2019", "budget-overrun",
-                   "invalid-no-completion"}
+                   "invalid-no-completion", "mb-send-partial"}
 
 VARIABLES
     free,     \* frames the application owns
@@ -47,14 +63,23 @@ VARIABLES
     cq,       \* addresses published in the completion ring, oldest first
     resv,     \* reserved, unpublished completion slots in ring order: design
               \* a: the address stored in each; design b: Placeholder
-    flight,   \* skbs built and not yet destroyed: [sock, addrs]
-    call      \* call[s]: the sendto in progress, or stage "idle"
+    flight,   \* skbs built and not yet destroyed: [sock, addrs, contd]
+    call,     \* call[s]: the sendto in progress, or stage "idle"
+    part,     \* part[s]: xs->skb, the addresses of a packet's fragments
+              \* built so far (consumed, slots reserved, not yet sent)
+    drain,    \* drain[s]: xs->drain_cont, completing the rest of a
+              \* dropped packet
+    pubd,     \* pubd[s]: a refresh published the tx consumer past part[s]
+    rewound   \* rewound[s] (history): the kernel's tx consumer went back
+              \* over slots it had already published to the application
 
 \* tx_invalid_descs is a counter the model-checked state leaves out (it
 \* would make the state space infinite); InvalidDesc says where it counts.
-vars == <<free, tx, cq, resv, flight, call>>
+vars == <<free, tx, cq, resv, flight, call, part, drain, pubd, rewound>>
+mbvars == <<part, drain, pubd, rewound>>
 
-Desc == [addr : Frames, ok : BOOLEAN]
+Desc == [addr : Frames, ok : BOOLEAN, contd : BOOLEAN]
+Contd == IF MultiBuf THEN BOOLEAN ELSE {FALSE}
 Idle == [stage |-> "idle", done |-> 0, pend |-> 0, batch |-> <<>>, snap |-> 0]
 
 Min(a, b) == IF a < b THEN a ELSE b
@@ -68,30 +93,37 @@ Init ==
     /\ tx = [s \in Sockets |-> <<>>]
     /\ cq = <<>> /\ resv = <<>> /\ flight = {}
     /\ call = [s \in Sockets |-> Idle]
+    /\ part = [s \in Sockets |-> <<>>] /\ drain = [s \in Sockets |-> FALSE]
+    /\ pubd = [s \in Sockets |-> FALSE] /\ rewound = [s \in Sockets |-> FALSE]
 
 -----------------------------------------------------------------------------
 (* The application *)
 
+\* Ring slots the application cannot reuse: the descriptors it submitted,
+\* and with PublishFrags = "packet" the fragments of the packet the kernel
+\* is building, whose slots the consumer has not been published past.
+TxUsed(s) == Len(tx[s]) + IF PublishFrags = "packet" THEN Len(part[s]) ELSE 0
+
 \* Fill a tx descriptor for a frame it owns, and submit it.
 UserSubmit(s) ==
-    /\ Len(tx[s]) < TxSize
-    /\ \E f \in free, ok \in BOOLEAN :
-        /\ tx' = [tx EXCEPT ![s] = Append(@, [addr |-> f, ok |-> ok])]
+    /\ TxUsed(s) < TxSize
+    /\ \E f \in free, ok \in BOOLEAN, c \in Contd :
+        /\ tx' = [tx EXCEPT ![s] = Append(@, [addr |-> f, ok |-> ok, contd |-> c])]
         /\ free' = free \ {f}
-    /\ UNCHANGED <<cq, resv, flight, call>>
+    /\ UNCHANGED <<cq, resv, flight, call>> /\ UNCHANGED mbvars
 
 \* sendto(MSG_DONTWAIT): the kernel runs __xsk_generic_xmit() for s.
 Sendto(s) ==
     /\ call[s].stage = "idle"
     /\ call' = [call EXCEPT ![s] = [Idle EXCEPT !.stage = "loop"]]
-    /\ UNCHANGED <<free, tx, cq, resv, flight>>
+    /\ UNCHANGED <<free, tx, cq, resv, flight>> /\ UNCHANGED mbvars
 
 \* Take a completion and own the frame again.
 UserReap ==
     /\ cq # <<>>
     /\ free' = free \cup {Head(cq)}
     /\ cq' = Tail(cq)
-    /\ UNCHANGED <<tx, resv, flight, call>>
+    /\ UNCHANGED <<tx, resv, flight, call>> /\ UNCHANGED mbvars
 
 -----------------------------------------------------------------------------
 (* Completion queue operations, each under pool->cq_lock *)
@@ -104,52 +136,111 @@ CqReserve(addrs) == resv' = resv \o IF Design = "a" THEN addrs
 \* reserved slots, whoever reserved them.
 CqCancel(n) == resv' = DropLast(resv, n)
 
+\* The n completions a destructor publishes: design a the first n reserved
+\* slots (xskq_prod_submit_n), design b the skb's own addresses.
+Published(addrs) ==
+    IF Design = "a" THEN SubSeq(resv, 1, Len(addrs)) ELSE addrs
+
 \* The skb destructor (xsk_destruct_skb): publish n completions.
 CqSubmit(addrs) ==
-    IF Design = "a"
-    THEN /\ cq' = cq \o SubSeq(resv, 1, Len(addrs))
-         /\ resv' = SubSeq(resv, Len(addrs) + 1, Len(resv))
-    ELSE /\ cq' = cq \o addrs
-         /\ resv' = SubSeq(resv, Len(addrs) + 1, Len(resv))
+    /\ cq' = cq \o Published(addrs)
+    /\ resv' = SubSeq(resv, Len(addrs) + 1, Len(resv))
 
 -----------------------------------------------------------------------------
 (* The kernel: __xsk_generic_xmit(), one descriptor per iteration *)
 
 EndCall(s) == call' = [call EXCEPT ![s] = Idle]
+Continue(s) == call' = [call EXCEPT ![s].stage = "loop", ![s].pend = 0,
+                                    ![s].done = @ + 1]
 
-\* An invalid descriptor at the head of the tx ring ends the loop; 6.12.117
-\* then completes its address alone (xsk_cq_submit_addr_single_locked) if
-\* no earlier completion is reserved, and counts it in tx_invalid_descs;
-\* otherwise the next sendto retries. invalid-no-completion consumes it
-\* (tx_invalid_descs++) without a completion: the application loses it.
+\* xsk_drop_skb(xs->skb) and the descriptors dropped with it (the last,
+\* `extra`, consumed in the same step): tx_invalid_descs grows by their
+\* number; their completion slots are cancelled (DropFrags = "cancel", so
+\* their frames are lost to the application) or published.
+DropPacket(s, extra) ==
+    LET addrs == part[s] \o extra
+        n == Len(addrs)
+    IN /\ IF DropFrags = "cancel" \/ n = 0
+          THEN /\ resv' = DropLast(resv, n) /\ UNCHANGED cq
+          ELSE CqSubmit(addrs)
+       /\ part' = [part EXCEPT ![s] = <<>>]
+       /\ pubd' = [pubd EXCEPT ![s] = FALSE]
+
+\* xsk_cq_submit_addr_single_locked(): publish a rejected descriptor's
+\* address alone, if no reserved completion is in front of it.
+SingleOk(r, c) == r = <<>> /\ CqSize - Len(c) > 0
+
+\* An invalid descriptor at the head of the tx ring ends the loop. The
+\* packet being built, if any, is dropped; then 6.12.117 completes the
+\* descriptor's address alone and counts it in tx_invalid_descs, if no
+\* completion is reserved; otherwise the next sendto retries, and drain
+\* remembers that the rest of the packet must go too.
+\* invalid-no-completion consumes it without a completion: the application
+\* loses the frame.
 InvalidDesc(s, d) ==
-    IF Mutant = "invalid-no-completion" THEN
-        /\ tx' = [tx EXCEPT ![s] = Tail(@)]
-        /\ UNCHANGED cq
-    ELSE IF resv = <<>> /\ CqFree > 0 THEN
-        /\ cq' = Append(cq, d.addr)
-        /\ tx' = [tx EXCEPT ![s] = Tail(@)]
-    ELSE UNCHANGED <<cq, tx>>
+    LET n == Len(part[s])
+        r1 == IF DropFrags = "cancel" \/ n = 0 THEN DropLast(resv, n)
+              ELSE SubSeq(resv, n + 1, Len(resv))
+        c1 == IF DropFrags = "cancel" \/ n = 0 THEN cq
+              ELSE cq \o (IF Design = "a" THEN SubSeq(resv, 1, n) ELSE part[s])
+        more == n > 0 \/ drain[s] \/ d.contd
+    IN /\ resv' = r1
+       /\ part' = [part EXCEPT ![s] = <<>>]
+       /\ pubd' = [pubd EXCEPT ![s] = FALSE]
+       /\ IF Mutant = "invalid-no-completion" THEN
+              /\ tx' = [tx EXCEPT ![s] = Tail(@)] /\ cq' = c1
+              /\ drain' = [drain EXCEPT ![s] = d.contd]
+          ELSE IF SingleOk(r1, c1) THEN
+              /\ cq' = Append(c1, d.addr)
+              /\ tx' = [tx EXCEPT ![s] = Tail(@)]
+              /\ drain' = [drain EXCEPT ![s] = d.contd]
+          ELSE
+              /\ cq' = c1 /\ UNCHANGED tx
+              /\ drain' = [drain EXCEPT ![s] = more]
+       /\ UNCHANGED rewound
 
 \* The loop's head: xskq_cons_peek_desc(), the budget (max_batch-- == 0:
-\* EAGAIN), the invalid-descriptor exit, and the completion slot the
-\* descriptor needs before an skb is built ("backpressure").
+\* EAGAIN), the invalid-descriptor exit, the rest of a dropped packet, and
+\* the completion slot the descriptor needs before an skb is built
+\* ("backpressure").
 XmitReserve(s) ==
     /\ call[s].stage = "loop" /\ BatchSize = 0
     /\ IF tx[s] = <<>> THEN
-           /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+           \* The peek found the ring empty: xskq_cons_get_entries() has
+           \* published the consumer past every descriptor consumed so far,
+           \* part[s]'s fragments included (PublishFrags = "all").
+           /\ EndCall(s)
+           /\ pubd' = [pubd EXCEPT ![s] = PublishFrags = "all" /\ part[s] # <<>>]
+           /\ IF Mutant = "mb-send-partial" /\ part[s] # <<>> THEN
+                  \* The fragments built so far leave as a packet.
+                  /\ flight' = flight \cup
+                                {[sock |-> s, addrs |-> part[s], contd |-> TRUE]}
+                  /\ part' = [part EXCEPT ![s] = <<>>]
+              ELSE UNCHANGED <<flight, part>>
+           /\ UNCHANGED <<free, tx, cq, resv, drain, rewound>>
        ELSE IF call[s].done >= Budget /\ Mutant # "budget-overrun" THEN
            /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+           /\ UNCHANGED mbvars
        ELSE IF call[s].done > Budget THEN
            /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+           /\ UNCHANGED mbvars
        ELSE LET d == Head(tx[s]) IN
            IF ~d.ok THEN
-               \* peek_desc failed on it; 6.12.117 then completes its address
-               \* alone (xsk_cq_submit_addr_single_locked) if no earlier
-               \* completion is reserved, else retries on the next call.
                /\ InvalidDesc(s, d)
                /\ EndCall(s)
-               /\ UNCHANGED <<free, resv, flight>>
+               /\ UNCHANGED <<free, flight>>
+           ELSE IF drain[s] THEN
+               \* xs->drain_cont: this descriptor belongs to a dropped packet
+               \* and is completed alone, if no completion is reserved.
+               IF SingleOk(resv, cq) THEN
+                   /\ cq' = Append(cq, d.addr)
+                   /\ tx' = [tx EXCEPT ![s] = Tail(@)]
+                   /\ drain' = [drain EXCEPT ![s] = d.contd]
+                   /\ Continue(s)
+                   /\ UNCHANGED <<free, resv, flight, part, pubd, rewound>>
+               ELSE
+                   /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+                   /\ UNCHANGED mbvars
            ELSE IF CqFree = 0 THEN
                IF Mutant = "xsk-cq-resv-fail" THEN
                    \* The skb was built first; freeing it runs the destructor,
@@ -157,19 +248,20 @@ XmitReserve(s) ==
                    /\ cq' = Append(cq, d.addr)
                    /\ tx' = [tx EXCEPT ![s] = Tail(@)]
                    /\ EndCall(s)
-                   /\ UNCHANGED <<free, resv, flight>>
+                   /\ UNCHANGED <<free, resv, flight>> /\ UNCHANGED mbvars
                ELSE
                    /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+                   /\ UNCHANGED mbvars
            ELSE IF Mutant = "xsk-shared-cq-race" THEN
                \* A per-socket lock: the read of cached_prod and the store of
                \* the new value are two steps another socket can come between.
                /\ call' = [call EXCEPT ![s].stage = "reserving",
                                        ![s].snap = Len(resv)]
-               /\ UNCHANGED <<free, tx, cq, resv, flight>>
+               /\ UNCHANGED <<free, tx, cq, resv, flight>> /\ UNCHANGED mbvars
            ELSE
                /\ CqReserve(<<d.addr>>)
                /\ call' = [call EXCEPT ![s].stage = "reserved", ![s].pend = 1]
-               /\ UNCHANGED <<free, tx, cq, flight>>
+               /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
 
 \* xsk-shared-cq-race only: the second half of a reservation.
 XmitReserveStore(s) ==
@@ -178,45 +270,81 @@ XmitReserveStore(s) ==
            slot == IF Design = "a" THEN d.addr ELSE Placeholder
        IN resv' = Append(SubSeq(resv, 1, call[s].snap), slot)
     /\ call' = [call EXCEPT ![s].stage = "reserved", ![s].pend = 1]
-    /\ UNCHANGED <<free, tx, cq, flight>>
+    /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
 
-\* xsk_build_skb(): sock_alloc_send_skb() failed; cancel the slot, EAGAIN.
-\* xsk-cq-leak-2019 leaves the slot reserved.
+\* xsk_build_skb(): sock_alloc_send_skb() (or, for a fragment, alloc_page())
+\* failed; cancel the slot, EAGAIN. The packet built so far stays in
+\* xs->skb. xsk-cq-leak-2019 leaves the slot reserved.
 XmitAllocFail(s) ==
     /\ call[s].stage = "reserved" /\ AllocFails
     /\ IF Mutant = "xsk-cq-leak-2019" THEN UNCHANGED resv ELSE CqCancel(1)
     /\ EndCall(s)
-    /\ UNCHANGED <<free, tx, cq, flight>>
+    /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
 
-\* xsk_build_skb() then __dev_direct_xmit(), with every outcome.
+\* The descriptors of s's packet, fragments built so far and d, as they
+\* were in the tx ring.
+PacketDescs(s, d) ==
+    [i \in DOMAIN part[s] |-> [addr |-> part[s][i], ok |-> TRUE, contd |-> TRUE]]
+    \o <<d>>
+
+\* xsk_build_skb() then, for a packet's last descriptor, __dev_direct_xmit()
+\* with every outcome.
 XmitSend(s) ==
     /\ call[s].stage = "reserved"
-    /\ LET d == Head(tx[s]) IN
-       \/ \E o \in Outcomes :
+    /\ LET d == Head(tx[s])
+           pkt == part[s] \o <<d.addr>>
+       IN
+       IF d.contd /\ Len(part[s]) = MaxFrags - 1 THEN
+           \* -EOVERFLOW: one fragment too many. The packet and d are
+           \* dropped, d consumed, and drain completes the rest.
+           /\ DropPacket(s, <<d.addr>>)
+           /\ tx' = [tx EXCEPT ![s] = Tail(@)]
+           /\ drain' = [drain EXCEPT ![s] = TRUE]
+           /\ Continue(s)
+           /\ UNCHANGED <<free, flight, rewound>>
+       ELSE IF d.contd THEN
+           \* A fragment: xskq_cons_release(), xs->skb keeps the packet.
+           /\ part' = [part EXCEPT ![s] = Append(@, d.addr)]
+           /\ tx' = [tx EXCEPT ![s] = Tail(@)]
+           /\ Continue(s)
+           /\ UNCHANGED <<free, cq, resv, flight, drain, pubd, rewound>>
+       ELSE
+       \E o \in Outcomes :
           CASE o = "sent" ->
                  \* xskq_cons_release(); the driver owns the skb.
                  /\ tx' = [tx EXCEPT ![s] = Tail(@)]
-                 /\ flight' = flight \cup {[sock |-> s, addrs |-> <<d.addr>>]}
-                 /\ call' = [call EXCEPT ![s].stage = "loop", ![s].pend = 0,
-                                         ![s].done = @ + 1]
-                 /\ UNCHANGED <<free, cq, resv>>
+                 /\ flight' = flight \cup {[sock |-> s, addrs |-> pkt,
+                                            contd |-> FALSE]}
+                 /\ Continue(s)
+                 /\ part' = [part EXCEPT ![s] = <<>>]
+                 /\ pubd' = [pubd EXCEPT ![s] = FALSE]
+                 /\ UNCHANGED <<free, cq, resv, drain, rewound>>
             [] o = "busy" ->
-                 \* NETDEV_TX_BUSY: xskq_cons_cancel_n() puts the descriptor
-                 \* back, xsk_consume_skb() cancels the slot; EAGAIN. Before
-                 \* the fix the skb was freed with its destructor, which
-                 \* completed the descriptor the ring was about to retry.
+                 \* NETDEV_TX_BUSY: xskq_cons_cancel_n() puts the packet's
+                 \* descriptors back, xsk_consume_skb() cancels their slots;
+                 \* EAGAIN. If a refresh had published the consumer past its
+                 \* fragments, the consumer now goes back over slots the
+                 \* application may have refilled. Before the fix the skb was
+                 \* freed with its destructor, which completed the
+                 \* descriptors the ring was about to retry.
                  /\ IF Mutant = "xsk-txbusy-rollback"
-                    THEN CqSubmit(<<d.addr>>)
-                    ELSE /\ CqCancel(1) /\ UNCHANGED cq
+                    THEN CqSubmit(pkt)
+                    ELSE /\ CqCancel(Len(pkt)) /\ UNCHANGED cq
+                 /\ tx' = [tx EXCEPT ![s] = PacketDescs(s, d) \o Tail(@)]
+                 /\ rewound' = [rewound EXCEPT ![s] = @ \/ pubd[s]]
+                 /\ part' = [part EXCEPT ![s] = <<>>]
+                 /\ pubd' = [pubd EXCEPT ![s] = FALSE]
                  /\ EndCall(s)
-                 /\ UNCHANGED <<free, tx, flight>>
+                 /\ UNCHANGED <<free, flight, drain>>
             [] o = "drop" ->
                  \* NET_XMIT_DROP: the stack freed the skb, its destructor
                  \* completed it; EBUSY.
                  /\ tx' = [tx EXCEPT ![s] = Tail(@)]
-                 /\ CqSubmit(<<d.addr>>)
+                 /\ CqSubmit(pkt)
+                 /\ part' = [part EXCEPT ![s] = <<>>]
+                 /\ pubd' = [pubd EXCEPT ![s] = FALSE]
                  /\ EndCall(s)
-                 /\ UNCHANGED <<free, flight>>
+                 /\ UNCHANGED <<free, flight, drain, rewound>>
 
 -----------------------------------------------------------------------------
 (* Seed 000's batch: read up to BatchSize descriptors, reserve n slots at  *)
@@ -240,16 +368,18 @@ XmitBatchReserve(s) ==
            k == Min(Len(want), CqFree)
        IN IF tx[s] = <<>> \/ left = 0 THEN
               /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+              /\ UNCHANGED mbvars
           ELSE IF ~Head(tx[s]).ok THEN
               /\ InvalidDesc(s, Head(tx[s]))
               /\ EndCall(s)
-              /\ UNCHANGED <<free, resv, flight>>
+              /\ UNCHANGED <<free, flight>>
           ELSE IF k = 0 THEN
               /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+              /\ UNCHANGED mbvars
           ELSE
               /\ CqReserve([i \in 1..k |-> want[i].addr])
               /\ call' = [call EXCEPT ![s].stage = "breserved", ![s].pend = k]
-              /\ UNCHANGED <<free, tx, cq, flight>>
+              /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
 
 \* Bulk allocation: j >= 1 of the pend skbs (all of them unless allocations
 \* can fail); the other slots are cancelled, and the j descriptors leave the
@@ -261,43 +391,45 @@ XmitBatchAlloc(s) ==
         /\ tx' = [tx EXCEPT ![s] = SubSeq(@, j + 1, Len(@))]
         /\ call' = [call EXCEPT ![s].stage = "bsend", ![s].pend = 0,
                                 ![s].batch = SubSeq(tx[s], 1, j)]
-    /\ UNCHANGED <<free, cq, flight>>
+    /\ UNCHANGED <<free, cq, flight>> /\ UNCHANGED mbvars
 
 \* Bulk allocation got nothing: cancel every slot, EAGAIN.
 XmitBatchAllocFail(s) ==
     /\ call[s].stage = "breserved" /\ AllocFails
     /\ CqCancel(call[s].pend)
     /\ EndCall(s)
-    /\ UNCHANGED <<free, tx, cq, flight>>
+    /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
 
 \* Transmit the batch's next skb (xmit_more unless it is the last).
 XmitBatchSend(s) ==
     /\ call[s].stage = "bsend"
     /\ LET b == call[s].batch
            d == Head(b)
-       IN \E o \in Outcomes :
-          CASE o = "sent" ->
-                 /\ flight' = flight \cup {[sock |-> s, addrs |-> <<d.addr>>]}
-                 /\ call' = [call EXCEPT ![s].batch = Tail(b),
-                                         ![s].done = @ + 1,
-                                         ![s].stage = IF Len(b) = 1 THEN "loop"
-                                                      ELSE "bsend"]
-                 /\ UNCHANGED <<free, tx, cq, resv>>
-            [] o = "busy" ->
-                 \* The unsent descriptors go back (xskq_cons_cancel_n) and
-                 \* their slots are cancelled; EAGAIN.
-                 /\ tx' = [tx EXCEPT ![s] = b \o @]
-                 /\ CqCancel(Len(b))
-                 /\ EndCall(s)
-                 /\ UNCHANGED <<free, cq, flight>>
-            [] o = "drop" ->
-                 \* This skb completes; the rest go back as for busy.
-                 /\ cq' = cq \o <<d.addr>>
-                 /\ resv' = SubSeq(DropLast(resv, Len(b) - 1), 2,
-                                   Len(resv) - (Len(b) - 1))
-                 /\ tx' = [tx EXCEPT ![s] = Tail(b) \o @]
-                 /\ EndCall(s)
-                 /\ UNCHANGED <<free, flight>>
+       IN /\ UNCHANGED mbvars
+          /\ \E o \in Outcomes :
+                CASE o = "sent" ->
+                       /\ flight' = flight \cup {[sock |-> s, addrs |-> <<d.addr>>,
+                                                  contd |-> FALSE]}
+                       /\ call' = [call EXCEPT ![s].batch = Tail(b),
+                                               ![s].done = @ + 1,
+                                               ![s].stage = IF Len(b) = 1 THEN "loop"
+                                                            ELSE "bsend"]
+                       /\ UNCHANGED <<free, tx, cq, resv>>
+                  [] o = "busy" ->
+                       \* The unsent descriptors go back (xskq_cons_cancel_n) and
+                       \* their slots are cancelled; EAGAIN.
+                       /\ tx' = [tx EXCEPT ![s] = b \o @]
+                       /\ CqCancel(Len(b))
+                       /\ EndCall(s)
+                       /\ UNCHANGED <<free, cq, flight>>
+                  [] o = "drop" ->
+                       \* This skb completes; the rest go back as for busy.
+                       /\ cq' = cq \o <<d.addr>>
+                       /\ resv' = SubSeq(DropLast(resv, Len(b) - 1), 2,
+                                         Len(resv) - (Len(b) - 1))
+                       /\ tx' = [tx EXCEPT ![s] = Tail(b) \o @]
+                       /\ EndCall(s)
+                       /\ UNCHANGED <<free, flight>>
 
 -----------------------------------------------------------------------------
 (* The driver frees skbs, in any order *)
@@ -309,7 +441,7 @@ DriverFree(f) ==
         /\ f \in Range(k.addrs)
         /\ CqSubmit(k.addrs)
         /\ flight' = flight \ {k}
-        /\ UNCHANGED <<free, tx, call>>
+        /\ UNCHANGED <<free, tx, call>> /\ UNCHANGED mbvars
 
 -----------------------------------------------------------------------------
 Next ==
@@ -339,7 +471,8 @@ FairSpec ==
 (* Properties *)
 
 \* How many places hold frame f: the application, a tx ring, an skb (in
-\* flight or in a batch being sent), the published completions.
+\* flight, in a batch being sent, or being built), the published
+\* completions.
 Count(q, f) == Cardinality({i \in DOMAIN q : q[i] = f})
 Max2 == TxSize + CqSize     \* bounds every sequence index above
 Held(f) ==
@@ -349,12 +482,15 @@ Held(f) ==
     + Cardinality({k \in flight : f \in Range(k.addrs)})
     + Cardinality({<<s, i>> \in Sockets \X (1..Max2) :
                       i \in DOMAIN call[s].batch /\ call[s].batch[i].addr = f})
+    + Cardinality({s \in Sockets : f \in Range(part[s])})
     + Count(cq, f)
 
-\* Kernel-held frames: in an skb, or in a batch being sent.
+\* Kernel-held frames: in an skb, in a batch being sent, or in a packet
+\* being built.
 InKernel(f) ==
     \/ \E k \in flight : f \in Range(k.addrs)
     \/ \E s \in Sockets : \E i \in DOMAIN call[s].batch : call[s].batch[i].addr = f
+    \/ \E s \in Sockets : f \in Range(part[s])
 
 \* An address is visible in the completion queue only after its skb is gone.
 NoImmatureCompletion == \A i \in DOMAIN cq : ~InKernel(cq[i])
@@ -365,16 +501,22 @@ CqNoOverflow == Len(cq) + Len(resv) <= CqSize
 \* A completed address is completed once and held nowhere else.
 NoDoubleCompletion == \A i \in DOMAIN cq : Held(cq[i]) = 1
 
-\* Every reserved slot belongs to an skb in flight, a batch skb not yet
-\* sent, or a descriptor whose skb is being built.
-ReservationsAccounted ==
-    Len(resv) = Cardinality(flight)
-                + LET pending[S \in SUBSET Sockets] ==
-                        IF S = {} THEN 0
-                        ELSE LET s == CHOOSE x \in S : TRUE
-                             IN call[s].pend + Len(call[s].batch)
-                                + pending[S \ {s}]
-                  IN pending[Sockets]
+\* Every reserved slot belongs to a descriptor of an skb in flight, of a
+\* batch skb not yet sent, of a packet being built, or whose skb is being
+\* built.
+SlotsOf(K) ==
+    LET sum[S \in SUBSET K] ==
+            IF S = {} THEN 0
+            ELSE LET k == CHOOSE x \in S : TRUE IN Len(k.addrs) + sum[S \ {k}]
+    IN sum[K]
+Pending ==
+    LET sum[S \in SUBSET Sockets] ==
+            IF S = {} THEN 0
+            ELSE LET s == CHOOSE x \in S : TRUE
+                 IN call[s].pend + Len(call[s].batch) + Len(part[s])
+                    + sum[S \ {s}]
+    IN sum[Sockets]
+ReservationsAccounted == Len(resv) = SlotsOf(flight) + Pending
 
 \* Each frame is somewhere, and (completions aside, above) in one place.
 \* With NoDoubleCompletion: each frame is in exactly one place.
@@ -383,6 +525,14 @@ FrameConservation ==
 
 \* One sendto processes at most Budget descriptors.
 BudgetPerCall == \A s \in Sockets : call[s].done <= Budget
+
+\* All fragments or none: an skb reaches the driver only with its packet's
+\* last descriptor.
+MultiBufAtomic == \A k \in flight : ~k.contd
+
+\* The tx consumer advances only over descriptors the kernel is done with:
+\* it never goes back over slots it has published to the application.
+TxConsumerMonotone == \A s \in Sockets : ~rewound[s]
 
 \* Every valid descriptor submitted is eventually completed: its frame
 \* comes back to the application through the completion queue. (Not so

@@ -31,7 +31,9 @@ fn copy_tx_model_matches_manifest() {
             }
             assert_eq!(s.violated(c), Some(*invariant), "{}", m.name);
         }
-        if r.outcome != Outcome::Pass {
+        // A liveness model's count is where TLC stopped once it found the
+        // cycle: not a whole state space to compare.
+        if r.outcome != Outcome::Pass || m.expected.starts_with("liveness:") {
             continue;
         }
         if m.distinct_states != Some(r.distinct) {

@@ -11,6 +11,7 @@ pub enum Action {
         s: Sock,
         f: Frame,
         ok: bool,
+        contd: bool,
     },
     Sendto {
         s: Sock,
@@ -76,7 +77,13 @@ impl fmt::Display for Action {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.name();
         match *self {
-            Action::UserSubmit { s, f, ok } => write!(out, "{n}(s{s}, f{f}, ok={ok})"),
+            Action::UserSubmit { s, f, ok, contd } => {
+                write!(out, "{n}(s{s}, f{f}, ok={ok}")?;
+                if contd {
+                    write!(out, ", contd")?;
+                }
+                write!(out, ")")
+            }
             Action::UserReap => write!(out, "{n}"),
             Action::XmitSend { s, o } | Action::XmitBatchSend { s, o } => {
                 write!(out, "{n}(s{s}, {})", o.id())

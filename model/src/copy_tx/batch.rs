@@ -102,6 +102,7 @@ impl State {
                 t.flight.insert(Skb {
                     sock: s,
                     addrs: vec![d.addr],
+                    contd: false,
                 });
                 let c = &mut t.call[si];
                 c.batch = rest;
@@ -151,8 +152,8 @@ mod tests {
 
     fn reserved_two(cfg: &Config) -> State {
         let mut s = State::init(cfg);
-        s = s.user_submit(cfg, 0, 0, true).unwrap();
-        s = s.user_submit(cfg, 0, 1, true).unwrap();
+        s = s.user_submit(cfg, 0, 0, true, false).unwrap();
+        s = s.user_submit(cfg, 0, 1, true, false).unwrap();
         s.sendto(cfg, 0)
             .unwrap()
             .xmit_batch_reserve(cfg, 0)
@@ -166,8 +167,8 @@ mod tests {
         assert_eq!((s.call[0].stage, s.call[0].pend), (Stage::BReserved, 2));
         assert_eq!(s.resv, [Slot::Placeholder; 2]);
         let mut u = State::init(&cfg);
-        u = u.user_submit(&cfg, 0, 0, true).unwrap();
-        u = u.user_submit(&cfg, 0, 1, false).unwrap();
+        u = u.user_submit(&cfg, 0, 0, true, false).unwrap();
+        u = u.user_submit(&cfg, 0, 1, false, false).unwrap();
         assert_eq!(u.valid_prefix(0, 2).len(), 1);
     }
 
@@ -194,7 +195,7 @@ mod tests {
         let s = reserved_two(&cfg).xmit_batch_alloc(&cfg, 0, 2).unwrap();
         let t = s.xmit_batch_send(&cfg, 0, TxResult::Drop).unwrap();
         assert_eq!((t.cq.as_slice(), t.resv.len()), (&[0][..], 0));
-        assert_eq!(t.tx[0], [Desc { addr: 1, ok: true }]);
+        assert_eq!(t.tx[0], [Desc { addr: 1, ok: true, contd: false }]);
         assert_eq!(t.violated(&cfg), None);
     }
 }

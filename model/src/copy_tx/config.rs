@@ -50,10 +50,11 @@ pub enum Mutant {
     CqLeak2019,
     BudgetOverrun,
     InvalidNoCompletion,
+    MbSendPartial,
 }
 
 impl Mutant {
-    pub const ALL: [Mutant; 7] = [
+    pub const ALL: [Mutant; 8] = [
         Mutant::None,
         Mutant::TxBusyRollback,
         Mutant::CqResvFail,
@@ -61,6 +62,7 @@ impl Mutant {
         Mutant::CqLeak2019,
         Mutant::BudgetOverrun,
         Mutant::InvalidNoCompletion,
+        Mutant::MbSendPartial,
     ];
 
     /// The spec's string.
@@ -73,12 +75,31 @@ impl Mutant {
             Mutant::CqLeak2019 => "xsk-cq-leak-2019",
             Mutant::BudgetOverrun => "budget-overrun",
             Mutant::InvalidNoCompletion => "invalid-no-completion",
+            Mutant::MbSendPartial => "mb-send-partial",
         }
     }
 
     pub fn from_id(s: &str) -> Option<Mutant> {
         Mutant::ALL.into_iter().find(|m| m.id() == s)
     }
+}
+
+/// DropFrags: what happens to a dropped packet's built fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropFrags {
+    /// 6.12.117's xsk_drop_skb(): their completion slots are cancelled.
+    Cancel,
+    /// What af_xdp.rst promises: their addresses are completed.
+    Complete,
+}
+
+/// PublishFrags: how far a refresh publishes the tx consumer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PublishFrags {
+    /// 6.12.117: past every consumed descriptor.
+    All,
+    /// Only up to the packet being built.
+    Packet,
 }
 
 /// The spec's CONSTANTS. Sockets and frames are model values, named here
@@ -97,6 +118,12 @@ pub struct Config {
     /// In TLC's order of the strings: busy, drop, sent.
     pub outcomes: Vec<TxResult>,
     pub alloc_fails: bool,
+    /// The application may set XDP_PKT_CONTD.
+    pub multi_buf: bool,
+    /// Descriptors in one packet at most (MAX_SKB_FRAGS + 1).
+    pub max_frags: i64,
+    pub drop_frags: DropFrags,
+    pub publish_frags: PublishFrags,
     pub mutant: Mutant,
 }
 
@@ -114,6 +141,10 @@ impl Config {
             batch_size: 0,
             outcomes: TxResult::ALL.to_vec(),
             alloc_fails: true,
+            multi_buf: false,
+            max_frags: 1,
+            drop_frags: DropFrags::Cancel,
+            publish_frags: PublishFrags::All,
             mutant: Mutant::None,
         }
     }
@@ -131,6 +162,12 @@ impl Config {
         }
         if self.batch_size > 0 && self.design != Design::B {
             return Err("BatchSize > 0 needs Design = \"b\"".into());
+        }
+        if self.max_frags < 1 {
+            return Err(format!("MaxFrags = {} is not in Nat \\ {{0}}", self.max_frags));
+        }
+        if self.multi_buf && self.batch_size != 0 {
+            return Err("MultiBuf needs BatchSize = 0".into());
         }
         if self.sockets.is_empty() || self.sockets.len() > 8 {
             return Err("the model needs 1 to 8 sockets".into());
@@ -155,7 +192,7 @@ pub struct ModelCfg {
     pub check_deadlock: bool,
 }
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 15] = [
     "Sockets",
     "Frames",
     "Placeholder",
@@ -166,6 +203,10 @@ const NAMES: [&str; 11] = [
     "BatchSize",
     "Outcomes",
     "AllocFails",
+    "MultiBuf",
+    "MaxFrags",
+    "DropFrags",
+    "PublishFrags",
     "Mutant",
 ];
 
@@ -292,6 +333,20 @@ impl Config {
             alloc_fails: value("AllocFails", "TRUE or FALSE")?
                 .as_bool()
                 .ok_or_else(|| bad("AllocFails", "TRUE or FALSE"))?,
+            multi_buf: value("MultiBuf", "TRUE or FALSE")?
+                .as_bool()
+                .ok_or_else(|| bad("MultiBuf", "TRUE or FALSE"))?,
+            max_frags: nat("MaxFrags")?,
+            drop_frags: match strings("DropFrags", "\"cancel\" or \"complete\"")?.as_str() {
+                "cancel" => DropFrags::Cancel,
+                "complete" => DropFrags::Complete,
+                _ => return Err(bad("DropFrags", "\"cancel\" or \"complete\"")),
+            },
+            publish_frags: match strings("PublishFrags", "\"all\" or \"packet\"")?.as_str() {
+                "all" => PublishFrags::All,
+                "packet" => PublishFrags::Packet,
+                _ => return Err(bad("PublishFrags", "\"all\" or \"packet\"")),
+            },
             mutant: Mutant::from_id(&strings("Mutant", "a mutant id")?)
                 .ok_or_else(|| bad("Mutant", "a mutant id"))?,
         };

@@ -7,13 +7,15 @@ use super::state::{Frame, State};
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
 /// The invariants in the order the MCXskCopyTx_*.cfg files list them.
-pub const INVARIANTS: [Invariant; 6] = [
+pub const INVARIANTS: [Invariant; 8] = [
     ("NoImmatureCompletion", State::no_immature_completion),
     ("CqNoOverflow", State::cq_no_overflow),
     ("ReservationsAccounted", State::reservations_accounted),
     ("BudgetPerCall", State::budget_per_call),
     ("NoDoubleCompletion", State::no_double_completion),
     ("FrameConservation", State::frame_conservation),
+    ("MultiBufAtomic", State::multi_buf_atomic),
+    ("TxConsumerMonotone", State::tx_consumer_monotone),
 ];
 
 /// The invariant with this spec name.
@@ -23,7 +25,7 @@ pub fn invariant(name: &str) -> Option<Invariant> {
 
 impl State {
     /// Held(f): how many places hold frame f: the application, a tx ring,
-    /// an skb (in flight or in a batch being sent), the published
+    /// an skb (in flight, in a batch being sent, or being built), the published
     /// completions. Indices stop at Max2 = TxSize + CqSize, as in the spec.
     pub fn held(&self, cfg: &Config, f: Frame) -> usize {
         let max2 = cfg.tx_size + cfg.cq_size;
@@ -35,12 +37,15 @@ impl State {
             + in_seqs(&mut self.tx.iter().map(Vec::as_slice))
             + self.flight.iter().filter(|k| k.addrs.contains(&f)).count()
             + in_seqs(&mut self.call.iter().map(|c| c.batch.as_slice()))
+            + self.part.iter().filter(|p| p.contains(&f)).count()
             + self.cq.iter().filter(|&&x| x == f).count()
     }
 
-    /// InKernel(f): f is in an skb, or in a batch being sent.
+    /// InKernel(f): f is in an skb, in a batch being sent, or in a packet
+    /// being built.
     pub fn in_kernel(&self, f: Frame) -> bool {
         self.flight.iter().any(|k| k.addrs.contains(&f))
+            || self.part.iter().any(|p| p.contains(&f))
             || self
                 .call
                 .iter()
@@ -59,16 +64,30 @@ impl State {
         self.cq.len() + self.resv.len() <= cfg.cq_size
     }
 
-    /// ReservationsAccounted: every reserved slot belongs to an skb in
-    /// flight, a batch skb not yet sent, or a descriptor whose skb is being
-    /// built.
+    /// ReservationsAccounted: every reserved slot belongs to a descriptor
+    /// of an skb in flight, of a batch skb not yet sent, of a packet being
+    /// built, or whose skb is being built.
     pub fn reservations_accounted(&self, _cfg: &Config) -> bool {
+        let in_flight: usize = self.flight.iter().map(|k| k.addrs.len()).sum();
         let pending: i64 = self
             .call
             .iter()
-            .map(|c| c.pend + c.batch.len() as i64)
+            .zip(&self.part)
+            .map(|(c, p)| c.pend + c.batch.len() as i64 + p.len() as i64)
             .sum();
-        self.resv.len() as i64 == self.flight.len() as i64 + pending
+        self.resv.len() as i64 == in_flight as i64 + pending
+    }
+
+    /// MultiBufAtomic: all fragments or none: an skb reaches the driver
+    /// only with its packet's last descriptor.
+    pub fn multi_buf_atomic(&self, _cfg: &Config) -> bool {
+        self.flight.iter().all(|k| !k.contd)
+    }
+
+    /// TxConsumerMonotone: the tx consumer advances only over descriptors
+    /// the kernel is done with; it never goes back over published slots.
+    pub fn tx_consumer_monotone(&self, _cfg: &Config) -> bool {
+        self.rewound.iter().all(|r| !r)
     }
 
     /// BudgetPerCall: one sendto processes at most Budget descriptors.

@@ -10,11 +10,12 @@ mod driver;
 mod invariants;
 mod next;
 mod state;
+pub mod tla;
 mod user;
 mod xmit;
 
 pub use action::Action;
-pub use config::{Config, Design, ModelCfg, Mutant, TxResult};
+pub use config::{Config, Design, DropFrags, ModelCfg, Mutant, PublishFrags, TxResult};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{permutations, symmetry_group, Call, Desc, Frame, Skb, Slot, Sock, Stage, State};
 

@@ -8,7 +8,7 @@ impl State {
     /// Apply one action with its choice; None if it is not enabled.
     pub fn step(&self, cfg: &Config, action: &Action) -> Option<State> {
         match *action {
-            Action::UserSubmit { s, f, ok } => self.user_submit(cfg, s, f, ok),
+            Action::UserSubmit { s, f, ok, contd } => self.user_submit(cfg, s, f, ok, contd),
             Action::Sendto { s } => self.sendto(cfg, s),
             Action::UserReap => self.user_reap(cfg),
             Action::XmitReserve { s } => self.xmit_reserve(cfg, s),
@@ -24,7 +24,8 @@ impl State {
     }
 
     /// Every action and choice that may be enabled here, in the order of
-    /// Next and of each \E's set (BOOLEAN is {FALSE, TRUE}).
+    /// Next and of each \E's set (BOOLEAN is {FALSE, TRUE}; Contd
+    /// is {FALSE} unless MultiBuf).
     pub fn candidate_actions(&self, cfg: &Config) -> Vec<Action> {
         let frames = 0..cfg.frames.len() as Frame;
         let sockets = 0..cfg.sockets.len() as Sock;
@@ -32,9 +33,12 @@ impl State {
         for f in frames.clone() {
             out.extend(sockets.clone().map(|sock| Action::DriverFree { f, sock }));
         }
+        let contds: &[bool] = if cfg.multi_buf { &[false, true] } else { &[false] };
         for s in sockets {
             for f in frames.clone() {
-                out.extend([false, true].map(|ok| Action::UserSubmit { s, f, ok }));
+                for ok in [false, true] {
+                    out.extend(contds.iter().map(|&contd| Action::UserSubmit { s, f, ok, contd }));
+                }
             }
             out.extend([
                 Action::Sendto { s },

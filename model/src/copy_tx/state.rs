@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::config::{Config, Design};
+use super::config::{Config, Design, PublishFrags};
 
 /// A frame: its position in Config::frames (the spec's model values).
 pub type Frame = u8;
@@ -14,6 +14,8 @@ pub type Sock = u8;
 pub struct Desc {
     pub addr: Frame,
     pub ok: bool,
+    /// XDP_PKT_CONTD: more descriptors of this packet follow.
+    pub contd: bool,
 }
 
 /// A reserved, unpublished completion slot (spec: an element of resv).
@@ -30,6 +32,9 @@ pub enum Slot {
 pub struct Skb {
     pub sock: Sock,
     pub addrs: Vec<Frame>,
+    /// Its last descriptor's XDP_PKT_CONTD: set only if a packet left
+    /// before its end (MultiBufAtomic).
+    pub contd: bool,
 }
 
 /// Where a sendto is (spec: call[s].stage).
@@ -83,7 +88,7 @@ impl Call {
     };
 }
 
-/// A state of the spec: its six variables.
+/// A state of the spec: its ten variables.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
     pub free: BTreeSet<Frame>,
@@ -94,6 +99,16 @@ pub struct State {
     pub resv: Vec<Slot>,
     pub flight: BTreeSet<Skb>,
     pub call: Vec<Call>,
+    /// part[s]: xs->skb, the addresses of a packet's fragments built so
+    /// far.
+    pub part: Vec<Vec<Frame>>,
+    /// drain[s]: xs->drain_cont.
+    pub drain: Vec<bool>,
+    /// pubd[s]: a refresh published the tx consumer past part[s].
+    pub pubd: Vec<bool>,
+    /// rewound[s] (history): the tx consumer went back over published
+    /// slots.
+    pub rewound: Vec<bool>,
 }
 
 impl State {
@@ -107,6 +122,10 @@ impl State {
             resv: Vec::new(),
             flight: BTreeSet::new(),
             call: vec![Call::IDLE; ns],
+            part: vec![Vec::new(); ns],
+            drain: vec![false; ns],
+            pubd: vec![false; ns],
+            rewound: vec![false; ns],
         }
     }
 
@@ -116,6 +135,16 @@ impl State {
             Design::A => Slot::Addr(addr),
             Design::B => Slot::Placeholder,
         }
+    }
+
+    /// TxUsed(s): ring slots the application cannot reuse.
+    pub fn tx_used(&self, cfg: &Config, s: Sock) -> usize {
+        let si = s as usize;
+        self.tx[si].len()
+            + match cfg.publish_frags {
+                PublishFrags::Packet => self.part[si].len(),
+                PublishFrags::All => 0,
+            }
     }
 
     /// The spec's CqFree (negative once the ring is overrun).
@@ -128,10 +157,20 @@ impl State {
     pub fn permuted(&self, f: &[Frame], s: &[Sock]) -> State {
         let desc = |d: &Desc| Desc {
             addr: f[d.addr as usize],
-            ok: d.ok,
+            ..*d
         };
-        let mut tx = vec![Vec::new(); self.tx.len()];
-        let mut call = vec![Call::IDLE; self.call.len()];
+        let ns = self.tx.len();
+        let mut tx = vec![Vec::new(); ns];
+        let mut call = vec![Call::IDLE; ns];
+        let mut part = vec![Vec::new(); ns];
+        let (mut drain, mut pubd, mut rewound) = (vec![false; ns], vec![false; ns], vec![false; ns]);
+        for i in 0..ns {
+            let to = s[i] as usize;
+            part[to] = self.part[i].iter().map(|&x| f[x as usize]).collect();
+            drain[to] = self.drain[i];
+            pubd[to] = self.pubd[i];
+            rewound[to] = self.rewound[i];
+        }
         for (i, q) in self.tx.iter().enumerate() {
             tx[s[i] as usize] = q.iter().map(desc).collect();
         }
@@ -159,9 +198,14 @@ impl State {
                 .map(|k| Skb {
                     sock: s[k.sock as usize],
                     addrs: k.addrs.iter().map(|&x| f[x as usize]).collect(),
+                    contd: k.contd,
                 })
                 .collect(),
             call,
+            part,
+            drain,
+            pubd,
+            rewound,
         }
     }
 }

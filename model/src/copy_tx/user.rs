@@ -5,14 +5,25 @@ use super::state::{Call, Desc, Frame, Sock, Stage, State};
 
 impl State {
     /// UserSubmit(s): fill a tx descriptor for a frame the application
-    /// owns and submit it (libxdp's xsk_ring_prod__submit()).
-    pub fn user_submit(&self, cfg: &Config, s: Sock, f: Frame, ok: bool) -> Option<State> {
+    /// owns, with XDP_PKT_CONTD if `contd`, and submit it (libxdp's
+    /// xsk_ring_prod__submit()).
+    pub fn user_submit(
+        &self,
+        cfg: &Config,
+        s: Sock,
+        f: Frame,
+        ok: bool,
+        contd: bool,
+    ) -> Option<State> {
         let si = s as usize;
-        if self.tx[si].len() >= cfg.tx_size || !self.free.contains(&f) {
+        if self.tx_used(cfg, s) >= cfg.tx_size
+            || !self.free.contains(&f)
+            || (contd && !cfg.multi_buf)
+        {
             return None;
         }
         let mut t = self.clone();
-        t.tx[si].push(Desc { addr: f, ok });
+        t.tx[si].push(Desc { addr: f, ok, contd });
         t.free.remove(&f);
         Some(t)
     }

@@ -1,7 +1,7 @@
 //! The kernel's per-descriptor loop, __xsk_generic_xmit() (BatchSize = 0),
 //! and the completion queue operations every side uses.
 
-use super::config::{Config, Design, Mutant, TxResult};
+use super::config::{Config, Design, DropFrags, Mutant, PublishFrags, TxResult};
 use super::state::{drop_last, sub_seq, Call, Desc, Frame, Skb, Slot, Sock, Stage, State};
 
 impl State {
@@ -43,24 +43,79 @@ impl State {
         self.call[s as usize] = Call::IDLE;
     }
 
-    /// InvalidDesc(s, d): 6.12.117 completes an invalid head descriptor
-    /// alone (xsk_cq_submit_addr_single_locked) if no completion is
-    /// reserved, and counts it in tx_invalid_descs; else the next sendto
-    /// retries. invalid-no-completion consumes it without a completion.
+    /// Continue(s): the loop goes on to the next descriptor.
+    pub(super) fn continue_call(&mut self, s: Sock) {
+        let c = &mut self.call[s as usize];
+        c.stage = Stage::Loop;
+        c.pend = 0;
+        c.done += 1;
+    }
+
+    /// The completions that leave with a dropped packet's `n` built
+    /// fragments, and the reserved slots that remain: DropFrags "cancel"
+    /// (xsk_drop_skb() cancels the last n reserved slots) or "complete".
+    fn dropped(&self, cfg: &Config, addrs: &[Frame]) -> (Vec<Frame>, Vec<Slot>) {
+        let n = addrs.len() as i64;
+        if cfg.drop_frags == DropFrags::Cancel || n == 0 {
+            return (Vec::new(), drop_last(&self.resv, n));
+        }
+        let mut t = self.clone();
+        t.cq.clear();
+        t.cq_submit(cfg, addrs);
+        (t.cq, t.resv)
+    }
+
+    /// DropPacket(s, extra): xsk_drop_skb(xs->skb) with `extra`, the
+    /// descriptor consumed in the same step.
+    fn drop_packet(&mut self, cfg: &Config, s: Sock, extra: &[Frame]) {
+        let si = s as usize;
+        let addrs: Vec<Frame> = self.part[si].iter().chain(extra).copied().collect();
+        let (done, resv) = self.dropped(cfg, &addrs);
+        self.cq.extend(done);
+        self.resv = resv;
+        self.part[si].clear();
+        self.pubd[si] = false;
+    }
+
+    /// SingleOk(r, c): xsk_cq_submit_addr_single_locked() may publish one
+    /// address alone: no reserved completion is in front of it.
+    fn single_ok(cfg: &Config, resv: &[Slot], cq: &[Frame]) -> bool {
+        resv.is_empty() && (cfg.cq_size as i64) - (cq.len() as i64) > 0
+    }
+
+    /// InvalidDesc(s, d): the packet being built, if any, is dropped; then
+    /// 6.12.117 completes the invalid head descriptor alone
+    /// (xsk_cq_submit_addr_single_locked) if no completion is reserved,
+    /// and counts it in tx_invalid_descs; else the next sendto retries and
+    /// drain remembers the rest of the packet must go too.
+    /// invalid-no-completion consumes it without a completion.
     pub(super) fn invalid_desc(&mut self, cfg: &Config, s: Sock, d: Desc) {
         let si = s as usize;
+        let more = !self.part[si].is_empty() || self.drain[si] || d.contd;
+        let part = std::mem::take(&mut self.part[si]);
+        let (done, resv) = self.dropped(cfg, &part);
+        let mut cq = self.cq.clone();
+        cq.extend(done);
+        self.pubd[si] = false;
         if cfg.mutant == Mutant::InvalidNoCompletion {
             self.tx[si].remove(0);
-        } else if self.resv.is_empty() && self.cq_free(cfg) > 0 {
-            self.cq.push(d.addr);
+            self.drain[si] = d.contd;
+        } else if State::single_ok(cfg, &resv, &cq) {
+            cq.push(d.addr);
             self.tx[si].remove(0);
+            self.drain[si] = d.contd;
+        } else {
+            self.drain[si] = more;
         }
+        self.cq = cq;
+        self.resv = resv;
     }
 
     /// XmitReserve(s): the loop's head in __xsk_generic_xmit():
     /// xskq_cons_peek_desc(), the budget (max_batch-- == 0: EAGAIN), the
-    /// invalid-descriptor exit, and the completion slot the descriptor
-    /// needs before xsk_build_skb() (xsk_cq_reserve_addr_locked()).
+    /// invalid-descriptor exit, the rest of a dropped packet
+    /// (xs->drain_cont), and the completion slot the descriptor needs
+    /// before xsk_build_skb() (xsk_cq_reserve_addr_locked()).
     pub fn xmit_reserve(&self, cfg: &Config, s: Sock) -> Option<State> {
         let si = s as usize;
         let c = &self.call[si];
@@ -69,7 +124,17 @@ impl State {
         }
         let mut t = self.clone();
         let Some(&d) = self.tx[si].first() else {
+            // The peek found the ring empty: xskq_cons_get_entries() has
+            // published the consumer past part[s]'s fragments too.
             t.end_call(s);
+            t.pubd[si] = cfg.publish_frags == PublishFrags::All && !self.part[si].is_empty();
+            if cfg.mutant == Mutant::MbSendPartial && !self.part[si].is_empty() {
+                t.flight.insert(Skb {
+                    sock: s,
+                    addrs: std::mem::take(&mut t.part[si]),
+                    contd: true,
+                });
+            }
             return Some(t);
         };
         if (c.done >= cfg.budget && cfg.mutant != Mutant::BudgetOverrun) || c.done > cfg.budget {
@@ -77,6 +142,17 @@ impl State {
         } else if !d.ok {
             t.invalid_desc(cfg, s, d);
             t.end_call(s);
+        } else if self.drain[si] {
+            // xs->drain_cont: d belongs to a dropped packet and is
+            // completed alone, if no completion is reserved.
+            if State::single_ok(cfg, &self.resv, &self.cq) {
+                t.cq.push(d.addr);
+                t.tx[si].remove(0);
+                t.drain[si] = d.contd;
+                t.continue_call(s);
+            } else {
+                t.end_call(s);
+            }
         } else if self.cq_free(cfg) == 0 {
             if cfg.mutant == Mutant::CqResvFail {
                 // The skb was built first; its destructor submits a slot
@@ -127,8 +203,10 @@ impl State {
         Some(t)
     }
 
-    /// XmitSend(s, o): xsk_build_skb() then __dev_direct_xmit() with
-    /// driver result o.
+    /// XmitSend(s, o): xsk_build_skb(), then for a packet's last
+    /// descriptor __dev_direct_xmit() with driver result o. A fragment,
+    /// or one fragment too many (-EOVERFLOW), takes only o = "sent" (the
+    /// spec's step has no choice there).
     pub fn xmit_send(&self, cfg: &Config, s: Sock, o: TxResult) -> Option<State> {
         let si = s as usize;
         if self.call[si].stage != Stage::Reserved || !cfg.outcomes.contains(&o) {
@@ -136,33 +214,59 @@ impl State {
         }
         let d = *self.tx[si].first().expect("Head(tx[s]) of an empty ring");
         let mut t = self.clone();
+        let pkt: Vec<Frame> = self.part[si].iter().copied().chain([d.addr]).collect();
+        if d.contd {
+            if o != TxResult::Sent {
+                return None;
+            }
+            if self.part[si].len() as i64 == cfg.max_frags - 1 {
+                // -EOVERFLOW: the packet and d are dropped, d consumed,
+                // and drain completes the rest.
+                t.drop_packet(cfg, s, &[d.addr]);
+                t.drain[si] = true;
+            } else {
+                // A fragment: xskq_cons_release(), xs->skb keeps it.
+                t.part[si].push(d.addr);
+            }
+            t.tx[si].remove(0);
+            t.continue_call(s);
+            return Some(t);
+        }
+        t.part[si].clear();
+        t.pubd[si] = false;
         match o {
             TxResult::Sent => {
                 // xskq_cons_release(); the driver owns the skb.
                 t.tx[si].remove(0);
                 t.flight.insert(Skb {
                     sock: s,
-                    addrs: vec![d.addr],
+                    addrs: pkt,
+                    contd: false,
                 });
-                let c = &mut t.call[si];
-                c.stage = Stage::Loop;
-                c.pend = 0;
-                c.done += 1;
+                t.continue_call(s);
             }
             TxResult::Busy => {
-                // NETDEV_TX_BUSY: xskq_cons_cancel_n() puts the descriptor
-                // back, xsk_consume_skb() cancels the slot; EAGAIN.
+                // NETDEV_TX_BUSY: xskq_cons_cancel_n() puts the packet's
+                // descriptors back, xsk_consume_skb() cancels their slots;
+                // EAGAIN. A consumer published past the fragments goes back.
                 if cfg.mutant == Mutant::TxBusyRollback {
-                    t.cq_submit(cfg, &[d.addr]);
+                    t.cq_submit(cfg, &pkt);
                 } else {
-                    t.cq_cancel(1);
+                    t.cq_cancel(pkt.len() as i64);
                 }
+                let frags = self.part[si].iter().map(|&addr| Desc {
+                    addr,
+                    ok: true,
+                    contd: true,
+                });
+                t.tx[si] = frags.chain(self.tx[si].iter().copied()).collect();
+                t.rewound[si] |= self.pubd[si];
                 t.end_call(s);
             }
             TxResult::Drop => {
                 // NET_XMIT_DROP: the destructor completes it; EBUSY.
                 t.tx[si].remove(0);
-                t.cq_submit(cfg, &[d.addr]);
+                t.cq_submit(cfg, &pkt);
                 t.end_call(s);
             }
         }
@@ -187,7 +291,7 @@ mod tests {
     fn two_in_flight(cfg: &Config) -> State {
         let mut s = State::init(cfg);
         for f in [0, 1] {
-            s = s.user_submit(cfg, 0, f, true).unwrap();
+            s = s.user_submit(cfg, 0, f, true, false).unwrap();
         }
         s = s.sendto(cfg, 0).unwrap();
         for _ in 0..2 {
@@ -228,7 +332,7 @@ mod tests {
             cq_size: 3,
             ..single(Design::B)
         };
-        let s = two_in_flight(&cfg).user_submit(&cfg, 0, 2, true).unwrap();
+        let s = two_in_flight(&cfg).user_submit(&cfg, 0, 2, true, false).unwrap();
         let t = s.xmit_reserve(&cfg, 0).unwrap();
         assert_eq!((t.call[0].stage, t.tx[0].len()), (Stage::Idle, 1));
         let over = Config {
@@ -243,7 +347,7 @@ mod tests {
     #[test]
     fn busy_cancels_the_slot_and_keeps_the_descriptor() {
         let cfg = single(Design::B);
-        let mut s = State::init(&cfg).user_submit(&cfg, 0, 2, true).unwrap();
+        let mut s = State::init(&cfg).user_submit(&cfg, 0, 2, true, false).unwrap();
         s = s.sendto(&cfg, 0).unwrap().xmit_reserve(&cfg, 0).unwrap();
         let t = s.xmit_send(&cfg, 0, TxResult::Busy).unwrap();
         assert_eq!(
