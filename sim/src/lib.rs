@@ -5,7 +5,10 @@
 //! loom, [`sched`] drives one producer and one consumer actor step by step,
 //! each step one action of `specs/XskRing.tla`, and [`trace`] records the
 //! steps for [`tlatrace`] to check against the spec with TLC.
+//! [`copy_tx`] runs copy-mode transmit (specs/XskCopyTx.tla) on the same
+//! rings.
 
+pub mod copy_tx;
 pub mod idx;
 pub mod ring;
 pub mod sync;
@@ -57,6 +60,22 @@ pub fn mutants() -> Vec<&'static str> {
         (
             "mutant-cons-no-publish",
             cfg!(feature = "mutant-cons-no-publish"),
+        ),
+        (
+            "mutant-xsk-immature-cq",
+            cfg!(feature = "mutant-xsk-immature-cq"),
+        ),
+        (
+            "mutant-xsk-txbusy-rollback",
+            cfg!(feature = "mutant-xsk-txbusy-rollback"),
+        ),
+        (
+            "mutant-xsk-shared-cq-race",
+            cfg!(feature = "mutant-xsk-shared-cq-race"),
+        ),
+        (
+            "mutant-xsk-cq-leak-2019",
+            cfg!(feature = "mutant-xsk-cq-leak-2019"),
         ),
     ];
     all.into_iter()

@@ -1,4 +1,4 @@
-//! Atomics, cells, `Arc` and threads: loom's under `cfg(loom)`, std's
+//! Atomics, cells, `Arc`, `Mutex` and threads: loom's under `cfg(loom)`, std's
 //! otherwise, so the ring code is the same text in both builds.
 
 #[cfg(loom)]
@@ -8,12 +8,16 @@ pub use loom::sync::atomic::{AtomicU32, Ordering};
 #[cfg(loom)]
 pub use loom::sync::Arc;
 #[cfg(loom)]
+pub use loom::sync::Mutex;
+#[cfg(loom)]
 pub use loom::thread;
 
 #[cfg(not(loom))]
 pub use std::sync::atomic::{AtomicU32, Ordering};
 #[cfg(not(loom))]
 pub use std::sync::Arc;
+#[cfg(not(loom))]
+pub use std::sync::Mutex;
 #[cfg(not(loom))]
 pub use std::thread;
 

@@ -176,6 +176,26 @@ impl<R: RingMem> KernelProd<R> {
         self.q.cached_prod = sub(self.q.cached_prod, n);
     }
 
+    /// Design b's completion (upstream 30f241fcf52a): store `entries` at
+    /// the published `->producer` and the positions after it, all of them
+    /// reserved. The caller holds the lock that serialises producers
+    /// (pool->cq_lock), so `->producer` is ours to read.
+    pub fn write_at_producer(&self, entries: &[R::Entry]) {
+        // Relaxed: our own counter; only we store it.
+        let prod = self.q.ring.producer().load(Relaxed);
+        for (i, e) in entries.iter().enumerate() {
+            self.write(add(prod, i as u32), *e);
+        }
+    }
+
+    /// The plain store of `cached_prod` a reservation ends with, for a
+    /// caller that read the old value in an earlier critical section (the
+    /// racy reservation of mutant-xsk-shared-cq-race).
+    pub fn set_cached_prod(&mut self, pos: u32) {
+        self.q.cached_prod = pos;
+        self.check_reserved();
+    }
+
     fn check_reserved(&self) {
         let (used, size) = (
             sub(self.q.cached_prod, self.q.cached_cons),
