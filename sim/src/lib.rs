@@ -23,6 +23,7 @@ std_only! {
     pub mod actor;
     pub mod cli;
     pub mod config;
+    pub mod copytx_trace;
     pub mod invariants;
     pub mod outcome;
     pub mod payload;
