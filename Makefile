@@ -44,7 +44,7 @@ test-rust: deps
 	$(CARGO) test --workspace
 
 test-loom: deps
-	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom
+	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx
 
 # The campaign (`ringlab verify`: models, proofs, mutants) runs once and
 # writes the report the browser test then opens.
