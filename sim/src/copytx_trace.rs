@@ -220,15 +220,20 @@ fn fresh_dir() -> PathBuf {
 /// Check a copy-mode transmit trace against specs/XskCopyTx.tla.
 ///
 /// `states[0]` is the state before the first step (it must be Init), then
-/// one state per step. The simulator calls it after a run with the
-/// constants it ran under and the state it recorded after each step:
+/// one state per step. The simulator records `CopyTx::model_state` before
+/// its first step and after each (also after a step that breaks an
+/// invariant: that step is still one of the spec's), then passes the
+/// spec's constants it ran under:
 ///
 /// ```ignore
-/// let mut states = vec![sim.model_state()];
-/// while sim.step()? {
-///     states.push(sim.model_state());
+/// let mut sim = Sched::new(cfg.clone())?;
+/// let mut states = vec![sim.sys.model_state()];
+/// for _ in 0..steps {
+///     let r = sim.step_random();
+///     states.push(sim.sys.model_state());
+///     if r.is_err() { break; }
 /// }
-/// match copytx_trace::validate(&cfg, &states)? {
+/// match copytx_trace::validate(&cfg.spec, &states)? {
 ///     Verdict::Accepted { .. } => {}
 ///     Verdict::Rejected { step, reason } => panic!("step {step}: {reason}"),
 /// }
