@@ -6,5 +6,6 @@ pub mod manifest;
 pub mod mutants;
 pub mod prove;
 pub mod report;
+pub mod sim;
 pub mod trace;
 pub mod trace_table;

@@ -32,6 +32,8 @@ enum Cmd {
     Verify(VerifyArgs),
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
     Report(ReportArgs),
+    /// Copy-mode transmit on the simulator's rings (seeded, or on threads), then its cost table
+    Sim(ringlab::sim::SimArgs),
 }
 
 #[derive(Args)]
@@ -241,6 +243,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             }
             Ok(ok)
         }
+        Cmd::Sim(a) => ringlab::sim::run(&a),
         Cmd::Report(a) => {
             let root = find_root()?;
             let start = std::time::Instant::now();

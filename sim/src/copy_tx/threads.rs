@@ -158,3 +158,23 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
     sched.drain()?;
     Ok(sched.report())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy_tx::Design;
+
+    #[test]
+    fn threads_complete_every_frame_and_drain() {
+        for (design, batch) in [(Design::B, 0), (Design::B, 4)] {
+            let mut cfg = CopyTxConfig::new(design, batch, 3, 16);
+            cfg.spec.tx_size = 8;
+            cfg.spec.cq_size = 8;
+            cfg.spec.budget = 8;
+            cfg.seed = 9;
+            let r = run(cfg, 5_000).unwrap_or_else(|f| panic!("design b batch {batch}: {f}"));
+            assert!(r.completed >= 5_000);
+            assert!(r.cost.descs > 0);
+        }
+    }
+}
