@@ -1,0 +1,13 @@
+//! ringlab's meeting point with the running kernel: AF_XDP sockets in copy
+//! mode on a veth pair inside a namespace of their own, driven by the
+//! simulator's user-side ring code and compared with the model
+//! (ringlab_model::afxdp) scenario by scenario.
+
+pub mod bpf;
+pub mod inject;
+pub mod interrupt;
+pub mod mmap_ring;
+pub mod sandbox;
+pub mod sys;
+pub mod umem;
+pub mod xsk;
