@@ -90,14 +90,19 @@ impl ReferenceStateMachine for RefMachine {
         proptest::sample::select(enabled).boxed()
     }
 
-    /// The model's enabled actions, but for a submit into a slot a real
-    /// ring still lends to the kernel: the spec's tx[s] drops a batch's
-    /// descriptors when they are taken, a real ring only when the batch is
-    /// sent and its consumer published.
+    /// The model's enabled actions, but for two submits the rings cannot
+    /// follow: into a slot a real ring still lends to the kernel (the
+    /// spec's tx[s] drops a batch's descriptors when they are taken, a real
+    /// ring only once they can no longer be cancelled back), and, in
+    /// design a, of a frame completed early and still held elsewhere (the
+    /// spec's flight is a set, in which two skbs of one frame are one).
     fn preconditions(r: &Ref, a: &Action) -> bool {
-        if let Action::UserSubmit { s, .. } = *a {
+        if let Action::UserSubmit { s, f, .. } = *a {
             let s = s as usize;
             if r.state.tx[s].len() + r.state.call[s].batch.len() >= r.cfg().tx_size {
+                return false;
+            }
+            if r.state.held(r.cfg(), f) != 1 {
                 return false;
             }
         }

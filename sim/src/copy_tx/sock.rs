@@ -90,23 +90,32 @@ impl XskSock {
     }
 
     /// The end of a step: publish `->consumer` if it is time to. With
-    /// [`Publish::EachStep`], unless a batch that may still be cancelled
-    /// back is out; with [`Publish::Kernel`], the per-descriptor loop
-    /// leaves it to its peek, and a batch hands back its descriptors once
-    /// they are out of xskq_cons_cancel_n()'s reach, as the zero-copy batch
-    /// does (__xskq_cons_release() per batch).
+    /// [`Publish::EachStep`], up to what a batch may still cancel back
+    /// (its unsent descriptors, xskq_cons_cancel_n()); with
+    /// [`Publish::Kernel`], the per-descriptor loop leaves it to its peek,
+    /// and a batch hands back its descriptors once it is sent, as the
+    /// zero-copy batch does (__xskq_cons_release() per batch).
     pub(super) fn end_step(&mut self) {
         use crate::sync::Ordering::Relaxed;
+        let out = if self.call.stage == Stage::BSend {
+            self.call.batch.len() as u32
+        } else {
+            0
+        };
         let time = match self.xcfg.publish {
-            Publish::EachStep => self.call.stage != Stage::BSend,
+            Publish::EachStep => true,
             Publish::Kernel => {
                 self.xcfg.batch > 0 && matches!(self.call.stage, Stage::Loop | Stage::Idle)
             }
         };
+        let upto = crate::idx::sub(self.tx.cached_cons(), out);
         // Relaxed: our own counter; only we store it.
-        if time && self.tx.ring().consumer().load(Relaxed) != self.tx.cached_cons() {
+        if time && self.tx.ring().consumer().load(Relaxed) != upto {
             self.cost.index_store();
+            // Publish the sent, keep the unsent where a cancel can reach them.
+            self.tx.cancel_n(out);
             self.tx.publish();
+            self.tx.release_n(out);
         }
     }
 
