@@ -11,8 +11,8 @@ use ringlab_sim::copy_tx::{CopyTxConfig, Design, Publish};
 
 fn cfg(design: Design, batch: i64, seed: u64, publish: Publish) -> CopyTxConfig {
     let mut c = CopyTxConfig::new(design, batch, 2, 4);
-    c.spec.tx_size = if seed % 2 == 0 { 2 } else { 4 };
-    c.spec.cq_size = if seed % 3 == 0 { 4 } else { 2 };
+    c.spec.tx_size = [2, 4][(seed % 2) as usize];
+    c.spec.cq_size = [4, 2, 2][(seed % 3) as usize];
     c.spec.budget = 1 + (seed % 3) as i64;
     c.publish = publish;
     c.seed = seed;
@@ -28,7 +28,10 @@ fn clean(design: Design, batch: i64, publish: Publish) {
             Err(f) => panic!("design {design:?} batch {batch} {publish:?}: {f}"),
         }
     }
-    assert!(completed > 300 * 20, "only {completed} completions in 300 runs");
+    assert!(
+        completed > 300 * 20,
+        "only {completed} completions in 300 runs"
+    );
 }
 
 #[test]
@@ -62,7 +65,10 @@ fn design_a_completes_frames_still_in_flight() {
             Err(f) => panic!("design a: {f}"),
         }
     }
-    assert!(immature > 30, "only {immature} of 300 seeds found an immature completion");
+    assert!(
+        immature > 30,
+        "only {immature} of 300 seeds found an immature completion"
+    );
     assert!(double > 0, "no seed completed a frame held elsewhere");
 }
 
@@ -87,5 +93,8 @@ fn a_broken_run_names_the_invariant_seed_and_step() {
     };
     let text = f.to_string();
     assert!(text.starts_with("seed 5 step "), "{text}");
-    assert!(text.contains("invariant NoImmatureCompletion violated"), "{text}");
+    assert!(
+        text.contains("invariant NoImmatureCompletion violated"),
+        "{text}"
+    );
 }

@@ -63,7 +63,13 @@ impl ReferenceStateMachine for RefMachine {
             Just((Design::B, 2)),
         ];
         let start = prop_oneof![3 => (0u32..8).prop_map(|d| u32::MAX - d), 1 => any::<u32>()];
-        (shape, 3usize..=4, prop_oneof![Just(2usize), Just(4)], start.clone(), start)
+        (
+            shape,
+            3usize..=4,
+            prop_oneof![Just(2usize), Just(4)],
+            start.clone(),
+            start,
+        )
             .prop_map(|((design, batch), frames, tx_size, tx_start, cq_start)| {
                 let mut sim = CopyTxConfig::new(design, batch, 2, frames);
                 sim.spec.tx_size = tx_size;
@@ -132,10 +138,16 @@ impl StateMachineTest for Sut {
             panic!("{a}: the model took it, the simulator says {d}");
         }
         let got = sut.0.model_state();
-        assert_eq!(got, r.state, "after {a}: the rings (left) left the model (right)");
+        assert_eq!(
+            got, r.state,
+            "after {a}: the rings (left) left the model (right)"
+        );
         for (name, holds) in INVARIANTS {
             if checked(r.cfg().design).contains(&name) {
-                assert!(holds(&r.state, r.cfg()), "after {a}: the model broke {name}");
+                assert!(
+                    holds(&r.state, r.cfg()),
+                    "after {a}: the model broke {name}"
+                );
             }
         }
         sut
@@ -177,7 +189,9 @@ fn generated_runs_reach_the_interesting_steps() {
                 Action::XmitBatchAlloc { j, .. } if r.state.call.iter().any(|c| c.pend > *j) => {
                     "partial batch".into()
                 }
-                Action::DriverFree { f, .. } if r.state.flight.iter().next().map(|k| k.addrs[0]) != Some(*f) => {
+                Action::DriverFree { f, .. }
+                    if r.state.flight.iter().next().map(|k| k.addrs[0]) != Some(*f) =>
+                {
                     "out of order".into()
                 }
                 _ => a.name().into(),
@@ -208,6 +222,9 @@ fn generated_runs_reach_the_interesting_steps() {
         "invalid completed",
         "cq wrapped",
     ] {
-        assert!(seen.get(want).copied().unwrap_or(0) > 5, "{want} is rare: {seen:?}");
+        assert!(
+            seen.get(want).copied().unwrap_or(0) > 5,
+            "{want} is rare: {seen:?}"
+        );
     }
 }

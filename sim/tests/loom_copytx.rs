@@ -61,7 +61,11 @@ fn send_one(mut k: XskSock, pool: Arc<Pool>) -> thread::JoinHandle<()> {
 }
 
 /// The driver frees `n` skbs as they come, newest first.
-fn driver(sys_driver: ringlab_sim::copy_tx::Driver, pool: Arc<Pool>, n: u64) -> thread::JoinHandle<()> {
+fn driver(
+    sys_driver: ringlab_sim::copy_tx::Driver,
+    pool: Arc<Pool>,
+    n: u64,
+) -> thread::JoinHandle<()> {
     let mut d = sys_driver;
     thread::spawn(move || {
         while d.freed < n {
@@ -75,7 +79,13 @@ fn driver(sys_driver: ringlab_sim::copy_tx::Driver, pool: Arc<Pool>, n: u64) -> 
 
 fn shared_cq(design: Design) {
     model(move || {
-        let CopyTx { pool, socks, driver: drv, mut app, .. } = system(design);
+        let CopyTx {
+            pool,
+            socks,
+            driver: drv,
+            mut app,
+            ..
+        } = system(design);
         let mut socks = socks.into_iter();
         let a = send_one(socks.next().unwrap(), pool.clone());
         let b = send_one(socks.next().unwrap(), pool.clone());
@@ -111,7 +121,13 @@ fn shared_cq_two_sockets_and_the_destructor_design_a() {
 #[test]
 fn destructor_against_the_application() {
     model(|| {
-        let CopyTx { pool, socks, driver: mut drv, mut app, .. } = system(Design::B);
+        let CopyTx {
+            pool,
+            socks,
+            driver: mut drv,
+            mut app,
+            ..
+        } = system(Design::B);
         let mut socks = socks.into_iter();
         let a = send_one(socks.next().unwrap(), pool.clone());
         let b = send_one(socks.next().unwrap(), pool.clone());

@@ -26,7 +26,12 @@ impl XskSock {
         if self.call.stage != Stage::Loop || self.xcfg.batch == 0 {
             return Err(Disabled::new(
                 "XmitBatchReserve",
-                format!("socket {} is at stage {} in a run with batch {}", self.id, self.call.stage.id(), self.xcfg.batch),
+                format!(
+                    "socket {} is at stage {} in a run with batch {}",
+                    self.id,
+                    self.call.stage.id(),
+                    self.xcfg.batch
+                ),
             ));
         }
         let left = self.xcfg.budget - self.call.done;
@@ -75,7 +80,11 @@ impl XskSock {
         if self.call.stage != Stage::BReserved || !allowed {
             return Err(Disabled::new(
                 "XmitBatchAlloc",
-                format!("socket {} at stage {} with {pend} reserved cannot allocate {j}", self.id, self.call.stage.id()),
+                format!(
+                    "socket {} at stage {} with {pend} reserved cannot allocate {j}",
+                    self.id,
+                    self.call.stage.id()
+                ),
             ));
         }
         self.cost.allocs += 1;
@@ -94,7 +103,12 @@ impl XskSock {
         if self.call.stage != Stage::BReserved || !self.xcfg.alloc_fails {
             return Err(Disabled::new(
                 "XmitBatchAllocFail",
-                format!("socket {} is at stage {} (allocations fail: {})", self.id, self.call.stage.id(), self.xcfg.alloc_fails),
+                format!(
+                    "socket {} is at stage {} (allocations fail: {})",
+                    self.id,
+                    self.call.stage.id(),
+                    self.xcfg.alloc_fails
+                ),
             ));
         }
         self.cost.allocs += 1;
@@ -122,7 +136,12 @@ impl XskSock {
         if self.call.stage != Stage::BSend || !self.can(o) {
             return Err(Disabled::new(
                 "XmitBatchSend",
-                format!("socket {} is at stage {} (outcome {})", self.id, self.call.stage.id(), o.id()),
+                format!(
+                    "socket {} is at stage {} (outcome {})",
+                    self.id,
+                    self.call.stage.id(),
+                    o.id()
+                ),
             ));
         }
         let d = self.call.batch[0];

@@ -100,13 +100,19 @@ impl CopyTxConfig {
             }
         }
         if !(1..=1 << 16).contains(&self.frames()) {
-            return Err(format!("{} frames: 1 to 65536 are supported", self.frames()));
+            return Err(format!(
+                "{} frames: 1 to 65536 are supported",
+                self.frames()
+            ));
         }
         if !(1..=64).contains(&self.sockets()) {
             return Err(format!("{} sockets: 1 to 64 are supported", self.sockets()));
         }
         if !self.frame_size.is_power_of_two() || self.frame_size < 128 {
-            return Err(format!("frame size {} is not a power of two >= 128", self.frame_size));
+            return Err(format!(
+                "frame size {} is not a power of two >= 128",
+                self.frame_size
+            ));
         }
         Ok(())
     }

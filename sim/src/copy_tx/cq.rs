@@ -117,7 +117,8 @@ impl Cq {
                 return false;
             }
             let pos = p.cached_prod();
-            p.reserve_addr(addr).expect("a free slot was seen under the lock");
+            p.reserve_addr(addr)
+                .expect("a free slot was seen under the lock");
             cost.slots(pos, 1, p.ring().mask(), ENTRY);
             Cq::submit_n(p, 1, cost);
             true

@@ -2,8 +2,8 @@
 
 use super::cost::Cost;
 use super::pool::Pool;
-use super::Step;
 use super::Disabled;
+use super::Step;
 
 /// The driver's side of the device queue; the skbs are in [`Pool::txq`].
 #[derive(Debug, Default)]
@@ -24,7 +24,10 @@ impl Driver {
             Some(q.remove(at))
         });
         let skb = skb.ok_or_else(|| {
-            Disabled::new("DriverFree", format!("no skb of socket {sock} holds {addr:#x}"))
+            Disabled::new(
+                "DriverFree",
+                format!("no skb of socket {sock} holds {addr:#x}"),
+            )
         })?;
         pool.destruct_skb(skb, &mut self.cost);
         self.freed += 1;

@@ -41,7 +41,9 @@ impl Census {
         self.places.get(&f).map_or(0, Vec::len)
     }
     fn show(&self, f: u32) -> String {
-        self.places.get(&f).map_or("nowhere".into(), |p| p.join(", "))
+        self.places
+            .get(&f)
+            .map_or("nowhere".into(), |p| p.join(", "))
     }
 }
 
@@ -75,14 +77,21 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
             let d = read(k.tx.ring(), pos);
             match umem.frame(d.addr) {
                 Some(f) => census.put(f, format!("tx ring {} at {pos:#x}", k.id)),
-                None => return broke("FrameConservation", format!("tx ring {} holds {:#x}", k.id, d.addr)),
+                None => {
+                    return broke(
+                        "FrameConservation",
+                        format!("tx ring {} holds {:#x}", k.id, d.addr),
+                    )
+                }
             }
         }
     }
     let mut in_kernel: BTreeMap<u32, String> = BTreeMap::new();
     for k in &sys.socks {
         for d in &k.call.batch {
-            let f = umem.frame(d.addr).expect("a batch descriptor was validated");
+            let f = umem
+                .frame(d.addr)
+                .expect("a batch descriptor was validated");
             census.put(f, format!("socket {}'s batch", k.id));
             in_kernel.insert(f, format!("socket {}'s batch", k.id));
         }
@@ -146,7 +155,10 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
     if let Some(k) = sys.socks.iter().find(|k| k.call.done > budget) {
         return broke(
             "BudgetPerCall",
-            format!("socket {}'s sendto has sent {} descriptors, budget {budget}", k.id, k.call.done),
+            format!(
+                "socket {}'s sendto has sent {} descriptors, budget {budget}",
+                k.id, k.call.done
+            ),
         );
     }
     for &(pos, f) in &published {
@@ -161,7 +173,10 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
         let h = census.held(f);
         let completed = published.iter().any(|&(_, g)| g == f);
         if h == 0 || (h > 1 && !completed) {
-            return broke("FrameConservation", format!("frame {f} is in {}", census.show(f)));
+            return broke(
+                "FrameConservation",
+                format!("frame {f} is in {}", census.show(f)),
+            );
         }
     }
     Ok(())
@@ -172,14 +187,25 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
 pub fn quiescent(sys: &CopyTx) -> Result<(), String> {
     let n = sys.pool.umem.frames as usize;
     if sys.app.free.len() != n {
-        let missing: Vec<u32> = (0..n as u32).filter(|f| !sys.app.free.contains(f)).collect();
-        return Err(format!("frames {missing:?} never came back to the application"));
+        let missing: Vec<u32> = (0..n as u32)
+            .filter(|f| !sys.app.free.contains(f))
+            .collect();
+        return Err(format!(
+            "frames {missing:?} never came back to the application"
+        ));
     }
-    let reserved = sys.pool.cq.peek(|p| sub(p.cached_prod(), p.ring().producer().load(Relaxed)));
+    let reserved = sys
+        .pool
+        .cq
+        .peek(|p| sub(p.cached_prod(), p.ring().producer().load(Relaxed)));
     if reserved != 0 {
         return Err(format!("{reserved} completion slots are still reserved"));
     }
-    if let Some(k) = sys.socks.iter().find(|k| k.call.stage != super::Stage::Idle) {
+    if let Some(k) = sys
+        .socks
+        .iter()
+        .find(|k| k.call.stage != super::Stage::Idle)
+    {
         return Err(format!("socket {} is still in a sendto", k.id));
     }
     for (s, w) in sys.pool.wmem.iter().enumerate() {

@@ -57,7 +57,10 @@ impl Pool {
     pub(crate) fn uncharge(&self, s: usize, cost: &mut Cost) {
         cost.rmw += 1;
         let was = self.wmem[s].fetch_sub(1, Relaxed);
-        assert!(was > 0, "socket {s}: an skb freed twice (sk_wmem_alloc was 0)");
+        assert!(
+            was > 0,
+            "socket {s}: an skb freed twice (sk_wmem_alloc was 0)"
+        );
     }
 
     /// xsk_destruct_skb(): publish the skb's completions, then sock_wfree().

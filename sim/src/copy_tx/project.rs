@@ -98,7 +98,10 @@ impl CopyTx {
                 .into_iter()
                 .map(|a| frame(umem, a, "a published completion"))
                 .collect(),
-            resv: entries(&cq_ring, cq_prod, resv_to).into_iter().map(slot).collect(),
+            resv: entries(&cq_ring, cq_prod, resv_to)
+                .into_iter()
+                .map(slot)
+                .collect(),
             flight: self.pool.in_flight(|q| {
                 q.iter()
                     .map(|k| model::Skb {
@@ -108,7 +111,11 @@ impl CopyTx {
                     })
                     .collect()
             }),
-            call: self.socks.iter().map(|k| call(umem, &k.call, cq_prod)).collect(),
+            call: self
+                .socks
+                .iter()
+                .map(|k| call(umem, &k.call, cq_prod))
+                .collect(),
             // No packet in parts, nothing to drain: single-buffer only.
             ..single_buffer
         }

@@ -77,7 +77,11 @@ pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
             if fails {
                 a.push((Action::XmitAllocFail { s }, 1));
             }
-            a.extend(outcomes.iter().map(|&o| (Action::XmitSend { s, o }, weight(o))));
+            a.extend(
+                outcomes
+                    .iter()
+                    .map(|&o| (Action::XmitSend { s, o }, weight(o))),
+            );
         }
         Stage::BReserved => {
             let pend = k.call.pend as i64;
@@ -88,7 +92,11 @@ pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
             a.push((Action::XmitBatchAlloc { s, j: pend }, 8));
         }
         Stage::BSend => {
-            a.extend(outcomes.iter().map(|&o| (Action::XmitBatchSend { s, o }, weight(o))));
+            a.extend(
+                outcomes
+                    .iter()
+                    .map(|&o| (Action::XmitBatchSend { s, o }, weight(o))),
+            );
         }
     }
     a
@@ -149,13 +157,34 @@ impl Sched {
             }
             let f = free[self.rng.below(free.len() as u32) as usize];
             let (s, f) = (s as u8, f as u8);
-            user.push((Action::UserSubmit { s, f, ok: true, contd: false }, 6));
-            user.push((Action::UserSubmit { s, f, ok: false, contd: false }, 1));
+            user.push((
+                Action::UserSubmit {
+                    s,
+                    f,
+                    ok: true,
+                    contd: false,
+                },
+                6,
+            ));
+            user.push((
+                Action::UserSubmit {
+                    s,
+                    f,
+                    ok: false,
+                    contd: false,
+                },
+                1,
+            ));
         }
         actors.push(user);
         let skbs: Vec<(u8, u8)> = sys.pool.in_flight(|q| {
             q.iter()
-                .map(|k| (sys.pool.umem.frame(k.addrs[0]).unwrap_or(0) as u8, k.sock as u8))
+                .map(|k| {
+                    (
+                        sys.pool.umem.frame(k.addrs[0]).unwrap_or(0) as u8,
+                        k.sock as u8,
+                    )
+                })
                 .collect()
         });
         actors.push(
@@ -170,7 +199,12 @@ impl Sched {
         actors
     }
 
-    fn failure(&self, action: Option<&Action>, invariant: Option<&'static str>, message: String) -> Failure {
+    fn failure(
+        &self,
+        action: Option<&Action>,
+        invariant: Option<&'static str>,
+        message: String,
+    ) -> Failure {
         Failure {
             seed: self.sys.cfg.seed,
             step: self.step,
@@ -187,15 +221,29 @@ impl Sched {
         let sys = &mut self.sys;
         match panic::catch_unwind(AssertUnwindSafe(|| sys.step(a))) {
             Ok(Ok(())) => {}
-            Ok(Err(d)) => return Err(self.failure(Some(a), None, format!("the scheduler chose a disabled step: {d}"))),
-            Err(p) => return Err(self.failure(Some(a), None, format!("panic: {}", panic_message(&*p)))),
+            Ok(Err(d)) => {
+                return Err(self.failure(
+                    Some(a),
+                    None,
+                    format!("the scheduler chose a disabled step: {d}"),
+                ))
+            }
+            Err(p) => {
+                return Err(self.failure(Some(a), None, format!("panic: {}", panic_message(&*p))))
+            }
         }
         self.checks += 1;
         let checked = panic::catch_unwind(AssertUnwindSafe(|| invariants::check(&self.sys)));
         match checked {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(Violation { invariant, detail })) => Err(self.failure(Some(a), Some(invariant), detail)),
-            Err(p) => Err(self.failure(Some(a), None, format!("panic in the checks: {}", panic_message(&*p)))),
+            Ok(Err(Violation { invariant, detail })) => {
+                Err(self.failure(Some(a), Some(invariant), detail))
+            }
+            Err(p) => Err(self.failure(
+                Some(a),
+                None,
+                format!("panic in the checks: {}", panic_message(&*p)),
+            )),
         }
     }
 
@@ -225,7 +273,10 @@ impl Sched {
             Stage::Loop => Action::XmitReserve { s },
             Stage::Reserving => Action::XmitReserveStore { s },
             Stage::Reserved => Action::XmitSend { s, o },
-            Stage::BReserved => Action::XmitBatchAlloc { s, j: c.pend as i64 },
+            Stage::BReserved => Action::XmitBatchAlloc {
+                s,
+                j: c.pend as i64,
+            },
             Stage::BSend => Action::XmitBatchSend { s, o },
         })
     }
@@ -256,8 +307,9 @@ impl Sched {
                 })
                 .collect();
             if pending.is_empty() {
-                return invariants::quiescent(&self.sys)
-                    .map_err(|m| self.failure(None, None, format!("not quiescent after the drain: {m}")));
+                return invariants::quiescent(&self.sys).map_err(|m| {
+                    self.failure(None, None, format!("not quiescent after the drain: {m}"))
+                });
             }
             for k in pending {
                 self.apply(&Action::Sendto { s: k as u8 })?;
@@ -270,7 +322,12 @@ impl Sched {
     fn choices_of_driver(&mut self) -> Option<Action> {
         let skbs: Vec<(u8, u8)> = self.sys.pool.in_flight(|q| {
             q.iter()
-                .map(|k| (self.sys.pool.umem.frame(k.addrs[0]).unwrap_or(0) as u8, k.sock as u8))
+                .map(|k| {
+                    (
+                        self.sys.pool.umem.frame(k.addrs[0]).unwrap_or(0) as u8,
+                        k.sock as u8,
+                    )
+                })
                 .collect()
         });
         if skbs.is_empty() {

@@ -33,12 +33,18 @@ impl CopyTx {
             frame_size: cfg.frame_size,
         };
         let cq_ring = Arc::new(
-            Ring::new(cfg.spec.cq_size as u32, cfg.cq_start, u64::MAX).map_err(|e| e.to_string())?,
+            Ring::new(cfg.spec.cq_size as u32, cfg.cq_start, u64::MAX)
+                .map_err(|e| e.to_string())?,
         );
         // Safety: the pool holds the completion ring's only producer, the
         // application its only consumer.
         let (kprod, ucons) = unsafe { (KernelProd::new(cq_ring.clone()), UserCons::new(cq_ring)) };
-        let pool = Arc::new(Pool::new(umem, Cq::new(kprod), cfg.spec.design, cfg.sockets()));
+        let pool = Arc::new(Pool::new(
+            umem,
+            Cq::new(kprod),
+            cfg.spec.design,
+            cfg.sockets(),
+        ));
         let xcfg = XmitCfg::of(&cfg);
         let mut socks = Vec::new();
         let mut prods = Vec::new();
@@ -113,7 +119,8 @@ impl CopyTx {
     /// XmitBatchAllocFail(s). See [`XskSock::xmit_batch_alloc_fail`].
     pub fn xmit_batch_alloc_fail(&mut self, s: usize) -> Step {
         let pool = self.pool.clone();
-        self.sock("XmitBatchAllocFail", s)?.xmit_batch_alloc_fail(&pool)
+        self.sock("XmitBatchAllocFail", s)?
+            .xmit_batch_alloc_fail(&pool)
     }
     /// XmitBatchSend(s, o). See [`XskSock::xmit_batch_send`].
     pub fn xmit_batch_send(&mut self, s: usize, o: TxResult) -> Step {
@@ -186,7 +193,10 @@ impl XskSock {
             },
             Action::XmitBatchAllocFail { .. } => self.xmit_batch_alloc_fail(pool),
             Action::XmitBatchSend { o, .. } => self.xmit_batch_send(pool, o),
-            _ => Err(Disabled::new(a.name(), "not an action of a socket's sendto")),
+            _ => Err(Disabled::new(
+                a.name(),
+                "not an action of a socket's sendto",
+            )),
         }
     }
 }

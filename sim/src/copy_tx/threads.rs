@@ -32,7 +32,8 @@ fn sendto(k: &mut XskSock, pool: &Pool, cfg: &CopyTxConfig, rng: &mut Rng) -> u3
         let choices = socket_choices(k, cfg);
         let weights: Vec<u32> = choices.iter().map(|(_, w)| *w).collect();
         let a = choices[rng.weighted(&weights)].0;
-        k.step(pool, &a).unwrap_or_else(|d| panic!("socket {}: {d}", k.id));
+        k.step(pool, &a)
+            .unwrap_or_else(|d| panic!("socket {}: {d}", k.id));
         sent = sent.max(k.call.done);
         if k.call.stage == Stage::Idle {
             return sent;
@@ -41,7 +42,8 @@ fn sendto(k: &mut XskSock, pool: &Pool, cfg: &CopyTxConfig, rng: &mut Rng) -> u3
 }
 
 fn joined<T>(who: &str, h: thread::JoinHandle<T>) -> Result<T, String> {
-    h.join().map_err(|p| format!("{who} thread: {}", panic_message(&*p)))
+    h.join()
+        .map_err(|p| format!("{who} thread: {}", panic_message(&*p)))
 }
 
 /// Run until the application has taken `packets` completions, then drain

@@ -50,7 +50,11 @@ impl Umem {
             (false, 1) => (self.frame_size as u32 - 8, 0),
             (false, _) => (PKT_LEN, 1 << 7),
         };
-        let addr = if !ok && kind % 3 == 1 { addr + 16 } else { addr };
+        let addr = if !ok && kind % 3 == 1 {
+            addr + 16
+        } else {
+            addr
+        };
         XdpDesc { addr, len, options }
     }
 }
@@ -61,7 +65,10 @@ mod tests {
 
     #[test]
     fn broken_descriptors_are_rejected_and_still_name_their_frame() {
-        let u = Umem { frames: 4, frame_size: 2048 };
+        let u = Umem {
+            frames: 4,
+            frame_size: 2048,
+        };
         for f in 0..4 {
             assert!(u.validate(&u.desc(f, true, 0)));
             for kind in 0..3 {
@@ -70,7 +77,11 @@ mod tests {
                 assert_eq!(u.frame(d.addr), Some(f));
             }
         }
-        let past = XdpDesc { addr: u.addr(4), len: 64, options: 0 };
+        let past = XdpDesc {
+            addr: u.addr(4),
+            len: 64,
+            options: 0,
+        };
         assert!(!u.validate(&past));
         assert_eq!(u.frame(past.addr), None);
     }

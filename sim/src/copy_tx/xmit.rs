@@ -14,7 +14,12 @@ impl XskSock {
         if self.call.stage != stage {
             return Err(Disabled::new(
                 action,
-                format!("socket {} is at stage {}, not {}", self.id, self.call.stage.id(), stage.id()),
+                format!(
+                    "socket {} is at stage {}, not {}",
+                    self.id,
+                    self.call.stage.id(),
+                    stage.id()
+                ),
             ));
         }
         Ok(())
@@ -100,7 +105,10 @@ impl XskSock {
     pub fn xmit_alloc_fail(&mut self, pool: &Pool) -> Step {
         self.require("XmitAllocFail", Stage::Reserved)?;
         if !self.xcfg.alloc_fails {
-            return Err(Disabled::new("XmitAllocFail", "allocations do not fail in this run"));
+            return Err(Disabled::new(
+                "XmitAllocFail",
+                "allocations do not fail in this run",
+            ));
         }
         self.cost.allocs += 1;
         // mutant-xsk-cq-leak-2019: the slot is neither submitted nor
@@ -119,7 +127,10 @@ impl XskSock {
     pub fn xmit_send(&mut self, pool: &Pool, o: TxResult) -> Step {
         self.require("XmitSend", Stage::Reserved)?;
         if !self.can(o) {
-            return Err(Disabled::new("XmitSend", format!("outcome {} is not in this run", o.id())));
+            return Err(Disabled::new(
+                "XmitSend",
+                format!("outcome {} is not in this run", o.id()),
+            ));
         }
         let d = self.tx.read(self.tx.cached_cons());
         self.cost.allocs += 1;

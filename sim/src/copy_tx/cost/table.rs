@@ -58,7 +58,8 @@ fn workload(design: Design, batch: u32, packets: u64, seed: u64) -> CostRow {
     while sys.app.reaped < packets {
         let free: Vec<u32> = sys.app.free.iter().copied().collect();
         for f in free {
-            sys.user_submit(0, f, true).expect("the tx ring holds every frame");
+            sys.user_submit(0, f, true)
+                .expect("the tx ring holds every frame");
         }
         let pool = sys.pool.clone();
         let k = &mut sys.socks[0];
@@ -137,7 +138,9 @@ mod tests {
         let rows = table(1024, 7);
         let per = |r: &CostRow, f: fn(&Cost) -> u64| r.per_packet(f(&r.total));
         let (base, b256) = (&rows[0], &rows[5]);
-        assert!(rows.iter().all(|r| r.packets >= 1024 && r.total.descs == r.packets));
+        assert!(rows
+            .iter()
+            .all(|r| r.packets >= 1024 && r.total.descs == r.packets));
         // Per descriptor: a reservation and a destructor each take the lock.
         assert_eq!(per(base, |c| c.cq_lock), 2.0);
         assert_eq!(per(base, |c| c.allocs), 1.0);
@@ -146,7 +149,11 @@ mod tests {
         assert!(per(b256, |c| c.allocs) < 0.01);
         assert!(per(b256, |c| c.lines) < per(base, |c| c.lines));
         for w in rows[2..].windows(2) {
-            assert!(per(&w[1], |c| c.rmw) <= per(&w[0], |c| c.rmw), "{}", render(&rows));
+            assert!(
+                per(&w[1], |c| c.rmw) <= per(&w[0], |c| c.rmw),
+                "{}",
+                render(&rows)
+            );
         }
         let text = render(&rows);
         assert!(text.starts_with("per packet"), "{text}");
