@@ -27,6 +27,7 @@ extern "C" {
     fn bpf_xdp_attach(ifindex: c_int, prog_fd: c_int, flags: u32, opts: *const c_void) -> c_int;
     fn bpf_xdp_detach(ifindex: c_int, flags: u32, opts: *const c_void) -> c_int;
     fn bpf_map_update_elem(fd: c_int, key: *const c_void, value: *const c_void, flags: u64) -> c_int;
+    fn bpf_map_lookup_elem(fd: c_int, key: *const c_void, value: *mut c_void) -> c_int;
     fn bpf_map_delete_elem(fd: c_int, key: *const c_void) -> c_int;
 }
 
@@ -46,6 +47,7 @@ pub struct XdpProg {
     obj: *mut BpfObject,
     ifindex: u32,
     map_fd: c_int,
+    seen_fd: c_int,
 }
 
 impl XdpProg {
@@ -60,7 +62,7 @@ impl XdpProg {
             return Err(io::Error::new(e.kind(), format!("bpf_object__open_file {}: {e}", env!("RINGLAB_XDP_OBJ"))));
         }
         // From here on drop closes the object (and detaches once attached).
-        let mut prog = XdpProg { obj, ifindex: 0, map_fd: -1 };
+        let mut prog = XdpProg { obj, ifindex: 0, map_fd: -1, seen_fd: -1 };
         // Safety: obj is an open object.
         err(unsafe { bpf_object__load(obj) }, "bpf_object__load")?;
         let name = CString::new("xsk_redirect").unwrap();
@@ -71,6 +73,8 @@ impl XdpProg {
         let prog_fd = err(unsafe { bpf_program__fd(p) }, "bpf_program__fd")?;
         let map = CString::new("xsks").unwrap();
         prog.map_fd = err(unsafe { bpf_object__find_map_fd_by_name(obj, map.as_ptr()) }, "map xsks")?;
+        let seen = CString::new("seen").unwrap();
+        prog.seen_fd = err(unsafe { bpf_object__find_map_fd_by_name(obj, seen.as_ptr()) }, "map seen")?;
         err(
             unsafe { bpf_xdp_attach(ifindex as c_int, prog_fd, XDP_FLAGS_SKB_MODE, std::ptr::null()) },
             "bpf_xdp_attach (SKB mode)",
@@ -85,6 +89,14 @@ impl XdpProg {
         // Safety: key and value are u32, as the map declares.
         let r = unsafe { bpf_map_update_elem(self.map_fd, &queue as *const u32 as _, &v as *const u32 as _, 0) };
         err(r, "bpf_map_update_elem(xsks)").map(|_| ())
+    }
+
+    /// Frames of ringlab's EtherType the program has seen so far.
+    pub fn seen(&self) -> io::Result<u64> {
+        let (k, mut v) = (0u32, 0u64);
+        // Safety: an array map of one u64.
+        let r = unsafe { bpf_map_lookup_elem(self.seen_fd, &k as *const u32 as _, &mut v as *mut u64 as _) };
+        err(r, "bpf_map_lookup_elem(seen)").map(|_| v)
     }
 
     /// Empties `xsks[queue]` (ENOENT when already empty is fine).

@@ -83,11 +83,7 @@ impl Xsk {
             queue_id: c.queue,
             shared_umem_fd: 0,
         };
-        // Safety: sa is a sockaddr_xdp of the size passed.
-        let r = unsafe {
-            libc::bind(fd, &sa as *const SockaddrXdp as *const libc::sockaddr, std::mem::size_of::<SockaddrXdp>() as u32)
-        };
-        check(r as libc::c_long, "bind(XDP_COPY)")?;
+        bind_retrying(fd, &sa)?;
         std::mem::forget(guard);
         // Safety: this socket is the rings' only user-side handle; the
         // kernel follows the ring protocol on its side.
@@ -137,6 +133,25 @@ impl Drop for Xsk {
     fn drop(&mut self) {
         // Safety: our socket.
         unsafe { libc::close(self.fd) };
+    }
+}
+
+/// bind(2), retried while it fails with EBUSY: a socket closed on the same
+/// queue releases its buffer pool from a work item (xp_put_pool ->
+/// xp_release_deferred), so the queue stays taken for a moment after close.
+fn bind_retrying(fd: libc::c_int, sa: &SockaddrXdp) -> io::Result<()> {
+    let start = std::time::Instant::now();
+    loop {
+        // Safety: sa is a sockaddr_xdp of the size passed.
+        let r = unsafe {
+            libc::bind(fd, sa as *const SockaddrXdp as *const libc::sockaddr, std::mem::size_of::<SockaddrXdp>() as u32)
+        };
+        match check(r as libc::c_long, "bind(XDP_COPY)") {
+            Err(e) if e.raw_os_error().is_none() && e.kind() == io::ErrorKind::ResourceBusy && start.elapsed().as_secs() < 5 => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            r => return r.map(|_| ()),
+        }
     }
 }
 

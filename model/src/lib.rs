@@ -3,6 +3,7 @@
 //! traces so TLC behaviours can be replayed in the model.
 
 pub mod cfg;
+pub mod afxdp;
 pub mod copy_tx;
 pub mod explore;
 pub mod replay;

@@ -1,0 +1,129 @@
+//! A campaign: N scenarios from one seed on one sandbox, each compared
+//! with the model; each divergence shrunk and saved as a replay file. Runs
+//! on a thread of its own, the one that enters the namespace.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use ringlab_model::afxdp::{Profile, Scenario};
+use ringlab_sim::rng::Rng;
+
+use crate::compare::{check, Mismatch};
+use crate::env::{release, Env};
+use crate::{gen, shrink};
+
+/// What `ringlab diff --replay FILE` reads back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Replay {
+    pub kernel: String,
+    pub profile: String,
+    /// The seed of the scenario before shrinking (`gen::scenario(seed)`).
+    pub seed: u64,
+    pub scenario: Scenario,
+    pub mismatch: Option<Mismatch>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Opts {
+    pub scenarios: u64,
+    pub seed: u64,
+    pub progress: bool,
+    /// Where replay files go (none: not written).
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub scenarios: u64,
+    pub operations: u64,
+    pub divergences: Vec<Replay>,
+    pub kernel: String,
+    pub profile: String,
+    pub seed: u64,
+    pub seconds: f64,
+    pub replay_files: Vec<PathBuf>,
+}
+
+/// The seed of scenario `i` of a campaign seeded `seed`.
+pub fn scenario_seed(seed: u64, i: u64) -> u64 {
+    Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+}
+
+/// Runs `f` on a fresh thread inside a fresh sandbox; the sandbox is gone
+/// when this returns, also if `f` panicked.
+pub fn in_sandbox<T: Send + 'static>(f: impl FnOnce(&Env) -> io::Result<T> + Send + 'static) -> io::Result<T> {
+    std::thread::spawn(move || {
+        let env = Env::new()?;
+        f(&env)
+    })
+    .join()
+    .map_err(|_| io::Error::other("the campaign thread panicked (its sandbox was removed)"))?
+}
+
+pub fn run(opts: Opts) -> io::Result<Summary> {
+    in_sandbox(move |env| run_in(env, &opts))
+}
+
+pub fn run_in(env: &Env, opts: &Opts) -> io::Result<Summary> {
+    let kernel = release();
+    let profile = Profile::for_release(&kernel);
+    let start = Instant::now();
+    let mut sum = Summary { kernel: kernel.clone(), profile: profile.name.into(), seed: opts.seed, ..Default::default() };
+    for i in 0..opts.scenarios {
+        let seed = scenario_seed(opts.seed, i);
+        let s = gen::scenario(seed);
+        sum.scenarios += 1;
+        sum.operations += s.len() as u64;
+        if let Some(m) = check(env, &s, &profile)? {
+            if opts.progress {
+                eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}; shrinking", m.at);
+            }
+            let (small, mm) = shrink::shrink(env, &s, &profile, m);
+            let rep = Replay { kernel: kernel.clone(), profile: profile.name.into(), seed, scenario: small, mismatch: Some(mm) };
+            if let Some(dir) = &opts.out {
+                let path = dir.join(format!("diverge-{seed:016x}.json"));
+                write_replay(&path, &rep)?;
+                if opts.progress {
+                    eprintln!("diff: replay written to {}", path.display());
+                }
+                sum.replay_files.push(path);
+            }
+            sum.divergences.push(rep);
+        }
+        if opts.progress && ((i + 1) % 10 == 0 || i + 1 == opts.scenarios) {
+            eprintln!(
+                "diff: {}/{} scenarios, {} operations, {} divergences",
+                i + 1,
+                opts.scenarios,
+                sum.operations,
+                sum.divergences.len()
+            );
+        }
+    }
+    sum.seconds = start.elapsed().as_secs_f64();
+    Ok(sum)
+}
+
+pub fn write_replay(path: &Path, r: &Replay) -> io::Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    std::fs::write(path, serde_json::to_string_pretty(r).map_err(io::Error::other)?)
+}
+
+pub fn read_replay(path: &Path) -> io::Result<Replay> {
+    let text = std::fs::read_to_string(path)?;
+    serde_json::from_str(&text).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
+}
+
+/// Re-runs a replay file's scenario on the kernel and the model (under the
+/// running kernel's profile).
+pub fn replay(path: &Path) -> io::Result<(Replay, Option<Mismatch>)> {
+    let r = read_replay(path)?;
+    let s = r.scenario.clone();
+    let m = in_sandbox(move |env| check(env, &s, &Profile::for_release(&release())))?;
+    Ok((r, m))
+}

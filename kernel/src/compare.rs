@@ -1,0 +1,36 @@
+//! Model against kernel, observation by observation. Every field is
+//! compared exactly, completion addresses included in ring order: a single
+//! socket on veth completes in transmit order (xsk_destruct_skb runs inside
+//! __dev_direct_xmit, one skb at a time). Only sockets sharing a umem would
+//! interleave completions, and no scenario shares one yet.
+
+use serde::{Deserialize, Serialize};
+
+use ringlab_model::afxdp::{predict, Obs, Profile, Scenario};
+
+use crate::env::Env;
+use crate::runner;
+
+/// The first observation where kernel and model differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Index into the operations; `ops.len()` is the final ring indices.
+    pub at: usize,
+    pub model: Obs,
+    pub kernel: Obs,
+}
+
+pub fn first_mismatch(model: &[Obs], kernel: &[Obs]) -> Option<Mismatch> {
+    model
+        .iter()
+        .zip(kernel)
+        .position(|(m, k)| m != k)
+        .map(|at| Mismatch { at, model: model[at].clone(), kernel: kernel[at].clone() })
+}
+
+/// Runs `s` on both sides.
+pub fn check(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Option<Mismatch>> {
+    let k = runner::run(env, s)?;
+    let m = predict(s, p);
+    Ok(first_mismatch(&m, &k))
+}

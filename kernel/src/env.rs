@@ -1,0 +1,60 @@
+//! What a campaign sets up once: the sandbox, the XDP program on the
+//! receiving end, the packet injector. Everything here lives on the thread
+//! that entered the namespace.
+
+use std::io;
+
+use crate::bpf::XdpProg;
+use crate::inject::Injector;
+use crate::sandbox::Sandbox;
+
+pub struct Env {
+    pub ifindex_a: u32,
+    pub ifindex_b: u32,
+    pub injector: Injector,
+    // Dropped before the sandbox: detach, then delete the namespace.
+    pub prog: XdpProg,
+    pub sandbox: Sandbox,
+}
+
+impl Env {
+    /// Builds the sandbox and moves the calling thread into it.
+    pub fn new() -> io::Result<Env> {
+        let sandbox = Sandbox::new()?;
+        sandbox.enter()?;
+        let ifindex_a = Sandbox::ifindex(&sandbox.a)?;
+        let ifindex_b = Sandbox::ifindex(&sandbox.b)?;
+        let prog = XdpProg::attach(ifindex_b)?;
+        let injector = Injector::new(ifindex_a)?;
+        Ok(Env { ifindex_a, ifindex_b, injector, prog, sandbox })
+    }
+}
+
+/// Why this process cannot run against the kernel, if it cannot: no
+/// root-equivalent capabilities, or no AF_XDP.
+pub fn skip_reason() -> Option<String> {
+    // Safety: geteuid never fails.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("needs root (CAP_NET_ADMIN and CAP_BPF) to create namespaces and load XDP programs".into());
+    }
+    // Safety: plain socket(2).
+    let fd = unsafe { libc::socket(crate::sys::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Some(format!("no AF_XDP sockets on this kernel: {}", io::Error::last_os_error()));
+    }
+    // Safety: our fd.
+    unsafe { libc::close(fd) };
+    if std::process::Command::new("ip").arg("-V").output().is_err() {
+        return Some("no `ip` command (iproute2)".into());
+    }
+    None
+}
+
+/// `uname -r`.
+pub fn release() -> String {
+    // Safety: zeroed utsname is valid for uname to fill.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    unsafe { libc::uname(&mut u) };
+    let bytes: Vec<u8> = u.release.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}

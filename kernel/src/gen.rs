@@ -1,0 +1,119 @@
+//! Scenarios drawn from a seed: a setup, then operations mixing valid TX
+//! descriptors with every invalid class, kicks, completion drains,
+//! statistics, and (with an RX socket) fills, injected frames and RX
+//! consumption. The same seed always gives the same scenario.
+
+use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
+use ringlab_sim::rng::Rng;
+
+/// The largest frame a 1500-MTU veth forwards (ETH_HLEN + MTU).
+pub const MAX_WIRE: u32 = 1514;
+
+fn pick<T: Copy>(r: &mut Rng, xs: &[T]) -> T {
+    xs[r.below(xs.len() as u32) as usize]
+}
+
+pub fn setup(r: &mut Rng) -> Setup {
+    let frame_size = pick(r, &[2048, 4096]);
+    Setup {
+        frame_size,
+        frames: pick(r, &[16, 64]),
+        headroom: pick(r, &[0, 128, 512]),
+        fill_size: pick(r, &[4, 8, 32]),
+        comp_size: pick(r, &[4, 8, 64]),
+        rx_size: pick(r, &[4, 8, 32]),
+        tx_size: pick(r, &[8, 16, 64]),
+        need_wakeup: r.chance(1, 2),
+        rx_socket: r.chance(1, 2),
+        loopback: false,
+    }
+}
+
+/// A descriptor the kernel must accept: inside one chunk of the umem, with
+/// lengths a veth forwards; addr 0 and chunk-ending packets included.
+fn valid(r: &mut Rng, s: &Setup) -> TxDesc {
+    let fs = s.frame_size as u64;
+    let any_frame = r.below(s.frames);
+    let frame = pick(r, &[0, s.frames - 1, any_frame]) as u64;
+    let any_len = r.one_to(MAX_WIRE);
+    let len = pick(r, &[1, 13, 14, 60, MAX_WIRE, MAX_WIRE + 4, MAX_WIRE + 5, s.frame_size, any_len, any_len]);
+    let offset = match r.below(3) {
+        0 => 0,
+        1 => fs - len as u64, // ends exactly at the chunk (or umem) end
+        _ => r.below((fs - len as u64) as u32 + 1) as u64,
+    };
+    TxDesc { addr: frame * fs + offset, len, options: 0, class: "valid".into() }
+}
+
+fn invalid(r: &mut Rng, s: &Setup, class: Invalid) -> TxDesc {
+    let fs = s.frame_size as u64;
+    let base = r.below(s.frames) as u64 * fs;
+    let (addr, len, options) = match class {
+        Invalid::ZeroLen => (base, 0, 0),
+        Invalid::PastUmem => (s.umem_len() + pick(r, &[0, 64, fs]), 60, 0),
+        Invalid::Straddle => (base + fs - pick(r, &[1, 10, 59]), 60, 0),
+        Invalid::TooLong => (base, pick(r, &[s.frame_size + 1, 9001]), 0),
+        Invalid::UnknownOption => (base, 60, 1 << pick(r, &[2, 5, 31])),
+        Invalid::AddrWraps => (u64::MAX - pick(r, &[0, 5, 100]), 60, 0),
+        Invalid::LenMax => (base, u32::MAX, 0),
+    };
+    TxDesc { addr, len, options, class: format!("{class:?}") }
+}
+
+const CLASSES: [Invalid; 7] = [
+    Invalid::ZeroLen,
+    Invalid::PastUmem,
+    Invalid::Straddle,
+    Invalid::TooLong,
+    Invalid::UnknownOption,
+    Invalid::AddrWraps,
+    Invalid::LenMax,
+];
+
+fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
+    let n = r.one_to(s.tx_size.min(40));
+    (0..n)
+        .map(|_| {
+            if r.chance(3, 4) {
+                valid(r, s)
+            } else {
+                let c = pick(r, &CLASSES);
+                invalid(r, s, c)
+            }
+        })
+        .collect()
+}
+
+fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
+    let big = s.rx_frame_len();
+    (0..r.one_to(12))
+        .map(|_| {
+            let any = 18 + r.below(MAX_WIRE - 17);
+            pick(r, &[18, 60, big, big + 1, MAX_WIRE, any]).min(MAX_WIRE)
+        })
+        .collect()
+}
+
+pub fn scenario(seed: u64) -> Scenario {
+    let mut r = Rng::new(seed);
+    let s = setup(&mut r);
+    let n = 4 + r.below(24);
+    let mut ops = Vec::new();
+    for _ in 0..n {
+        let rx = s.rx_socket;
+        let w = [6, 3, 4, 3, 2, if rx { 3 } else { 0 }, if rx { 3 } else { 0 }, if rx { 3 } else { 0 }];
+        ops.push(match r.weighted(&w) {
+            0 => Op::Tx(tx_descs(&mut r, &s)),
+            1 => Op::Kick,
+            2 => Op::KickIdle,
+            3 => Op::DrainCq(r.one_to(s.comp_size + 2)),
+            4 => Op::Stats,
+            5 => Op::Fill(r.one_to(s.fill_size)),
+            6 => Op::Inject(inject_lens(&mut r, &s)),
+            _ => Op::ConsumeRx(r.one_to(s.rx_size + 2)),
+        });
+    }
+    ops.push(Op::KickIdle);
+    ops.push(Op::Stats);
+    Scenario { setup: s, ops }
+}

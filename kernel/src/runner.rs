@@ -1,0 +1,248 @@
+//! Runs a scenario on the live kernel, one observation per operation, each
+//! taken at a quiescent point: after a sendto, once every TX skb has been
+//! freed (SO_MEMINFO wmem_alloc 0: its destructor produced the completion);
+//! after frames were sent toward the RX socket, once the XDP program has
+//! seen all of them and each is on the RX ring or in a drop counter.
+
+use std::io;
+use std::sync::atomic::Ordering::Acquire;
+use std::time::{Duration, Instant};
+
+use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, ETH_P_RINGLAB, ETH_P_TXONLY};
+use ringlab_sim::ring::{RingMem, XdpDesc};
+
+use crate::env::Env;
+use crate::sys::XdpStatistics;
+use crate::xsk::{Xsk, XskConfig};
+
+/// The model's first injected tag (ringlab_model::afxdp state.rs).
+const INJECT_TAG0: u32 = 1_000_000;
+/// How long the kernel may take to reach a quiescent point before the
+/// harness compares anyway (and reports what it sees).
+const SETTLE: Duration = Duration::from_secs(2);
+
+fn stats(s: XdpStatistics) -> Stats {
+    Stats {
+        rx_dropped: s.rx_dropped,
+        rx_invalid_descs: s.rx_invalid_descs,
+        tx_invalid_descs: s.tx_invalid_descs,
+        rx_ring_full: s.rx_ring_full,
+        rx_fill_ring_empty_descs: s.rx_fill_ring_empty_descs,
+        tx_ring_empty_descs: s.tx_ring_empty_descs,
+    }
+}
+
+/// A frame: broadcast destination, a local source, the EtherType, the tag.
+pub fn frame(len: u32, ethertype: u16, tag: u32) -> Vec<u8> {
+    let mut f = vec![0u8; len as usize];
+    let mut hdr = vec![0xff; 6];
+    hdr.extend_from_slice(&[0x02, 0, 0, 0, 0, 1]);
+    hdr.extend_from_slice(&ethertype.to_be_bytes());
+    hdr.extend_from_slice(&tag.to_le_bytes());
+    let n = hdr.len().min(f.len());
+    f[..n].copy_from_slice(&hdr[..n]);
+    f
+}
+
+struct Run<'e> {
+    env: &'e Env,
+    setup: Setup,
+    tx: Xsk,
+    rx: Option<Xsk>,
+    tx_seq: u32,
+    fill_seq: u64,
+    inject_seq: u32,
+    injected: u64,
+    seen0: u64,
+}
+
+pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
+    let st = &s.setup;
+    let tx = Xsk::create(&XskConfig {
+        ifindex: env.ifindex_a,
+        queue: 0,
+        frames: st.frames,
+        frame_size: st.frame_size,
+        headroom: st.headroom,
+        fill_size: st.fill_size,
+        comp_size: st.comp_size,
+        rx_size: 0,
+        tx_size: st.tx_size,
+        need_wakeup: st.need_wakeup,
+    })?;
+    let rx = if st.rx_socket {
+        let x = Xsk::create(&XskConfig {
+            ifindex: env.ifindex_b,
+            queue: 0,
+            frames: st.frames,
+            frame_size: st.frame_size,
+            headroom: st.headroom,
+            fill_size: st.fill_size,
+            comp_size: st.comp_size,
+            rx_size: st.rx_size,
+            tx_size: 0,
+            need_wakeup: st.need_wakeup,
+        })?;
+        env.prog.insert(0, x.fd)?;
+        Some(x)
+    } else {
+        None
+    };
+    let mut r = Run { env, setup: st.clone(), tx, rx, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0: env.prog.seen()? };
+    let mut out = Vec::with_capacity(s.ops.len() + 1);
+    for op in &s.ops {
+        out.push(r.apply(op)?);
+    }
+    out.push(Obs::Rings(r.rings()));
+    env.prog.remove(0);
+    Ok(out)
+}
+
+impl Run<'_> {
+    fn apply(&mut self, op: &Op) -> io::Result<Obs> {
+        Ok(match op {
+            Op::Tx(descs) => {
+                let ethertype = if self.setup.loopback { ETH_P_RINGLAB } else { ETH_P_TXONLY };
+                let Some(tx) = self.tx.tx.as_mut() else { return Ok(Obs::Reserved(false)) };
+                let n = descs.len() as u32;
+                let Some(idx) = tx.reserve(n) else { return Ok(Obs::Reserved(false)) };
+                for (k, d) in descs.iter().enumerate() {
+                    let f = frame(d.len.min(self.setup.frame_size), ethertype, self.tx_seq);
+                    self.tx.umem.write(d.addr, &f);
+                    self.tx_seq += 1;
+                    tx.write(idx.wrapping_add(k as u32), XdpDesc { addr: d.addr, len: d.len, options: d.options });
+                }
+                tx.submit(n);
+                Obs::Reserved(true)
+            }
+            Op::Kick => {
+                let r = self.kick();
+                self.settle()?;
+                Obs::Kicks(vec![r])
+            }
+            Op::KickIdle => {
+                let mut v = Vec::new();
+                for _ in 0..self.setup.tx_size + 4 {
+                    let before = self.tx_consumer();
+                    v.push(self.kick());
+                    self.settle()?;
+                    if self.tx_consumer() == before {
+                        break;
+                    }
+                }
+                Obs::Kicks(v)
+            }
+            Op::DrainCq(n) => {
+                let (m, idx) = self.tx.comp.peek(*n);
+                let addrs = (0..m).map(|k| self.tx.comp.read(idx.wrapping_add(k))).collect();
+                self.tx.comp.release(m);
+                Obs::Completions(addrs)
+            }
+            Op::Stats => Obs::Stats {
+                tx: stats(self.tx.stats()?),
+                rx: match &self.rx {
+                    Some(x) => Some(stats(x.stats()?)),
+                    None => None,
+                },
+            },
+            Op::Fill(n) => {
+                let Some(x) = self.rx.as_mut() else { return Ok(Obs::Reserved(false)) };
+                let Some(idx) = x.fill.reserve(*n) else { return Ok(Obs::Reserved(false)) };
+                for k in 0..*n {
+                    x.fill.write(idx.wrapping_add(k), self.setup.fill_addr(self.fill_seq + k as u64));
+                }
+                x.fill.submit(*n);
+                self.fill_seq += *n as u64;
+                Obs::Reserved(true)
+            }
+            Op::Inject(lens) => {
+                for len in lens {
+                    self.env.injector.send(&frame(*len, ETH_P_RINGLAB, self.inject_seq))?;
+                    self.inject_seq += 1;
+                    self.injected += 1;
+                }
+                self.settle()?;
+                Obs::Injected(lens.len() as u32)
+            }
+            Op::ConsumeRx(n) => {
+                let fs = self.setup.frame_size as u64;
+                let Some(x) = self.rx.as_mut() else { return Ok(Obs::Rx(Vec::new())) };
+                let Some(rx) = x.rx.as_mut() else { return Ok(Obs::Rx(Vec::new())) };
+                let (m, idx) = rx.peek(*n);
+                let mut v = Vec::new();
+                for k in 0..m {
+                    let d = rx.read(idx.wrapping_add(k));
+                    let tag = if d.len >= 18 {
+                        let b = x.umem.read(d.addr + 14, 4);
+                        if b.len() == 4 { u32::from_le_bytes([b[0], b[1], b[2], b[3]]) } else { u32::MAX }
+                    } else {
+                        u32::MAX
+                    };
+                    let _ = fs;
+                    v.push((d.addr, d.len, d.options, tag));
+                }
+                rx.release(m);
+                Obs::Rx(v)
+            }
+        })
+    }
+
+    fn kick(&self) -> i32 {
+        match self.tx.kick() {
+            Ok(_) => 0,
+            Err(e) => e,
+        }
+    }
+
+    fn tx_consumer(&self) -> u32 {
+        self.tx.tx.as_ref().map_or(0, |t| t.ring().consumer().load(Acquire))
+    }
+
+    /// Waits for the quiescent point described at the top of this file.
+    fn settle(&self) -> io::Result<()> {
+        let start = Instant::now();
+        while start.elapsed() < SETTLE {
+            if self.tx.wmem_alloc()? == 0 && self.rx_settled()? {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        Ok(())
+    }
+
+    /// Frames sent toward the RX socket: the injected ones, and in loopback
+    /// the transmitted ones (completions that are not invalid descriptors;
+    /// loopback scenarios send only frames the program redirects).
+    fn rx_settled(&self) -> io::Result<bool> {
+        let Some(x) = &self.rx else { return Ok(true) };
+        let mut expected = self.injected;
+        if self.setup.loopback {
+            let s = self.tx.stats()?;
+            expected += self.tx.comp.ring().producer().load(Acquire) as u64 - s.tx_invalid_descs;
+        }
+        let seen = self.env.prog.seen()? - self.seen0;
+        let s = x.stats()?;
+        let on_ring = x.rx.as_ref().map_or(0, |r| r.ring().producer().load(Acquire)) as u64;
+        Ok(seen >= expected && on_ring + s.rx_dropped + s.rx_ring_full == seen)
+    }
+
+    fn rings(&self) -> RingIdx {
+        fn pc<R: RingMem>(r: &R) -> (u32, u32) {
+            (r.producer().load(Acquire), r.consumer().load(Acquire))
+        }
+        fn fl<R: RingMem>(r: Option<&R>) -> u32 {
+            r.map_or(0, |r| r.flags().load(Acquire))
+        }
+        let tx = self.tx.tx.as_ref().map(|t| t.ring());
+        let rxs = self.rx.as_ref();
+        let fill = rxs.map(|x| x.fill.ring());
+        let rx = rxs.and_then(|x| x.rx.as_ref()).map(|r| r.ring());
+        RingIdx {
+            tx: tx.map_or((0, 0), pc),
+            cq: pc(self.tx.comp.ring()),
+            fill: fill.map_or((0, 0), pc),
+            rx: rx.map_or((0, 0), pc),
+            flags: [fl(tx), fl(Some(self.tx.comp.ring())), fl(fill), fl(rx)],
+        }
+    }
+}

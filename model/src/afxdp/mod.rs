@@ -1,0 +1,28 @@
+//! A concrete model of what the kernel does for an AF_XDP socket in copy
+//! (SKB) mode on a veth: descriptor validation, the per-sendto transmit
+//! loop with its budget and completion-queue backpressure, the receive
+//! path with the fill ring, and XDP_STATISTICS. `ringlab diff` runs the
+//! same [`Scenario`] here and on the live kernel and compares every
+//! [`Obs`]ervation. Rules differing between kernel releases are named in a
+//! [`Profile`].
+
+mod profile;
+mod rx;
+mod scenario;
+mod state;
+mod tx;
+mod validate;
+
+pub use profile::Profile;
+pub use scenario::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM};
+pub use state::Model;
+pub use validate::{aligned_valid, Invalid};
+
+/// The observations the model predicts for `s` under `p`: one per
+/// operation, then the ring indices at the end.
+pub fn predict(s: &Scenario, p: &Profile) -> Vec<Obs> {
+    let mut m = Model::new(&s.setup, p);
+    let mut out: Vec<Obs> = s.ops.iter().map(|op| m.apply(op)).collect();
+    out.push(Obs::Rings(m.rings()));
+    out
+}

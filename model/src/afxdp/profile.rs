@@ -1,0 +1,94 @@
+//! Rules that differ between kernel releases, each named and tied to the
+//! source line or the measurement it comes from. The running kernel's
+//! profile is chosen from `uname -r`.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    pub name: &'static str,
+    /// Descriptors one sendto may transmit: TX_BATCH_SIZE (xsk.c:35);
+    /// 6.17+ keeps it as the default of xs->max_tx_budget.
+    pub tx_budget: u32,
+    /// The sendto result when the completion queue is full
+    /// (xsk_cq_reserve_addr_locked fails).
+    pub cq_full_errno: i32,
+    /// Whether __xsk_generic_xmit publishes the TX ring's consumer when it
+    /// returns, rather than only at the next refresh inside a peek
+    /// (xskq_cons_get_entries).
+    pub tx_cons_published_on_return: bool,
+    /// Whether a transmitted descriptor's completion loses bit 0 of its
+    /// address.
+    pub completion_clears_bit0: bool,
+}
+
+/// linux 6.12.117 (Debian linux-source-6.12), read from the source:
+/// `if (xsk_cq_reserve_addr_locked(xs, desc.addr)) goto out;` with err
+/// still 0 (xsk.c, __xsk_generic_xmit), so a full CQ returns 0; the only
+/// `__xskq_cons_release(xs->tx)` calls are in the zero-copy paths, so copy
+/// mode publishes the consumer only in xskq_cons_get_entries.
+pub const V6_12: Profile = Profile {
+    name: "6.12",
+    tx_budget: 32,
+    cq_full_errno: 0,
+    tx_cons_published_on_return: false,
+    // xsk_cq_reserve_addr_locked writes desc.addr itself into the CQ.
+    completion_clears_bit0: false,
+};
+
+/// linux 6.18, measured on the live kernel (kernel/tests/live.rs,
+/// `profile_rules`): a full CQ makes sendto fail with EAGAIN, and the TX
+/// consumer is visible right after sendto returns (upstream releases it on
+/// the way out of __xsk_generic_xmit so that user space can count what one
+/// call took).
+pub const V6_18: Profile = Profile {
+    name: "6.18",
+    tx_budget: 32,
+    cq_full_errno: libc_eagain(),
+    tx_cons_published_on_return: true,
+    // Measured: a frame sent from an odd umem address completes with the
+    // even address below it. 6.18 carries the address to xsk_destruct_skb
+    // in skb_shinfo(skb)->destructor_arg with bit 0 as the "single buffer"
+    // tag, and masks the tag off the address it writes to the CQ.
+    completion_clears_bit0: true,
+};
+
+const fn libc_eagain() -> i32 {
+    11 // EAGAIN on Linux
+}
+
+impl Profile {
+    /// The address the CQ receives for a transmitted descriptor at `addr`.
+    pub fn completed_addr(&self, addr: u64) -> u64 {
+        if self.completion_clears_bit0 {
+            addr & !1
+        } else {
+            addr
+        }
+    }
+
+    /// The profile of a `uname -r` release: 6.18 and later take V6_18,
+    /// anything older V6_12 (the releases in between are not measured).
+    pub fn for_release(release: &str) -> Profile {
+        let mut it = release.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
+        let major: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let minor: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let mut p = if (major, minor) >= (6, 18) { V6_18 } else { V6_12 };
+        if cfg!(feature = "mutant-diff-budget-33") {
+            p.tx_budget = 33;
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_picks_profile() {
+        assert_eq!(Profile::for_release("6.18.44-fc-v595").name, "6.18");
+        assert_eq!(Profile::for_release("6.12.117+deb12-amd64").name, "6.12");
+        assert_eq!(Profile::for_release("7.0.1").name, "6.18");
+    }
+}

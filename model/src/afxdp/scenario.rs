@@ -1,0 +1,131 @@
+//! A differential scenario: the sockets' setup and a sequence of
+//! operations, and what each operation lets one observe. Serialised as the
+//! replay file of `ringlab diff --replay`.
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes the kernel keeps before packet data in copy-mode RX
+/// (XDP_PACKET_HEADROOM, include/uapi/linux/bpf.h).
+pub const XDP_PACKET_HEADROOM: u32 = 256;
+/// EtherType the XDP program redirects to the RX socket.
+pub const ETH_P_RINGLAB: u16 = 0x88B5;
+/// EtherType of transmitted frames that must not reach the RX socket.
+pub const ETH_P_TXONLY: u16 = 0x88B6;
+
+/// The two sockets: a TX socket on the veth's first end (with its own
+/// umem, fill and completion rings) and, if `rx_socket`, an RX socket on
+/// the other end, in the XDP program's XSKMAP at queue 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    pub frame_size: u32,
+    /// Frames in each socket's umem.
+    pub frames: u32,
+    pub headroom: u32,
+    pub fill_size: u32,
+    pub comp_size: u32,
+    pub rx_size: u32,
+    pub tx_size: u32,
+    pub need_wakeup: bool,
+    pub rx_socket: bool,
+    /// Transmitted frames carry ETH_P_RINGLAB and so arrive at the RX
+    /// socket (xskxceiver's SEND_RECEIVE); otherwise ETH_P_TXONLY.
+    pub loopback: bool,
+}
+
+impl Setup {
+    pub fn umem_len(&self) -> u64 {
+        self.frames as u64 * self.frame_size as u64
+    }
+    /// `pool->frame_len` (xsk_buff_pool.c:90): the largest frame copy-mode
+    /// RX accepts.
+    pub fn rx_frame_len(&self) -> u32 {
+        self.frame_size - self.headroom - XDP_PACKET_HEADROOM
+    }
+    /// The `k`-th address the RX socket puts in its fill ring.
+    pub fn fill_addr(&self, k: u64) -> u64 {
+        (k % self.frames as u64) * self.frame_size as u64
+    }
+}
+
+/// One TX descriptor as written to the ring, with the class it was drawn
+/// from (a label only; validity is the model's to decide).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxDesc {
+    pub addr: u64,
+    pub len: u32,
+    pub options: u32,
+    pub class: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// Reserve (all or nothing), write and submit these on the TX ring.
+    Tx(Vec<TxDesc>),
+    /// One sendto(MSG_DONTWAIT).
+    Kick,
+    /// sendto until one call moves nothing (at most tx_size + 4 calls).
+    KickIdle,
+    /// Peek, read and release up to n completions.
+    DrainCq(u32),
+    /// XDP_STATISTICS of both sockets.
+    Stats,
+    /// Put n addresses in the RX socket's fill ring (all or nothing).
+    Fill(u32),
+    /// Send frames of these lengths from the peer (AF_PACKET).
+    Inject(Vec<u32>),
+    /// Peek, read and release up to n RX descriptors.
+    ConsumeRx(u32),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    pub rx_dropped: u64,
+    pub rx_invalid_descs: u64,
+    pub tx_invalid_descs: u64,
+    pub rx_ring_full: u64,
+    pub rx_fill_ring_empty_descs: u64,
+    pub tx_ring_empty_descs: u64,
+}
+
+/// Every published ring counter and flags word, at a quiescent point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RingIdx {
+    pub tx: (u32, u32),
+    pub cq: (u32, u32),
+    pub fill: (u32, u32),
+    pub rx: (u32, u32),
+    /// tx, cq, fill, rx flags (XDP_RING_NEED_WAKEUP).
+    pub flags: [u32; 4],
+}
+
+/// What one operation shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Obs {
+    Reserved(bool),
+    /// Each sendto's result: 0, or the errno.
+    Kicks(Vec<i32>),
+    /// Completion addresses in ring order.
+    Completions(Vec<u64>),
+    Stats { tx: Stats, rx: Option<Stats> },
+    Injected(u32),
+    /// (addr, len, options, tag) of each RX descriptor; the tag is the
+    /// sequence number the frame's payload carries.
+    Rx(Vec<(u64, u32, u32, u32)>),
+    Rings(RingIdx),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub setup: Setup,
+    pub ops: Vec<Op>,
+}
+
+impl Scenario {
+    /// Operations that touch the rings (the campaign's throughput unit).
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}

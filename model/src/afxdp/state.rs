@@ -1,0 +1,165 @@
+//! The model's state: each ring's published counters and the kernel's
+//! cached ones (struct xsk_queue), the buffer pool's free list, the
+//! counters behind XDP_STATISTICS, and the tag in each umem frame.
+
+use std::collections::HashMap;
+
+use super::profile::Profile;
+use super::scenario::{Obs, Op, RingIdx, Setup, Stats};
+
+/// One ring: `prod`/`cons` are the published `->producer`/`->consumer`;
+/// the kernel's side keeps `cached_prod`/`cached_cons` (xsk_queue.h).
+#[derive(Debug, Clone, Default)]
+pub struct Ring<T> {
+    pub size: u32,
+    pub prod: u32,
+    pub cons: u32,
+    pub cached_prod: u32,
+    pub cached_cons: u32,
+    pub slots: HashMap<u32, T>,
+    /// The user consumer's cached `->producer` (libxdp xsk_ring_cons).
+    pub user_cached_prod: u32,
+}
+
+impl<T: Clone> Ring<T> {
+    pub fn new(size: u32) -> Self {
+        Ring { size, prod: 0, cons: 0, cached_prod: 0, cached_cons: 0, slots: HashMap::new(), user_cached_prod: 0 }
+    }
+    /// The user producer's reserve (libxdp, all or nothing): it re-reads
+    /// `->consumer` when short, so only the published consumer counts.
+    pub fn user_reserve(&mut self, items: &[T]) -> bool {
+        let free = self.size - self.prod.wrapping_sub(self.cons);
+        if self.size == 0 || (items.len() as u32) > free {
+            return false;
+        }
+        for it in items {
+            self.slots.insert(self.prod & (self.size - 1), it.clone());
+            self.prod = self.prod.wrapping_add(1);
+        }
+        true
+    }
+    /// The user consumer's peek + read + release of up to `n` entries.
+    /// xsk_cons_nb_avail re-reads `->producer` only when nothing is
+    /// cached, so a peek after a partial one sees only the rest of the
+    /// earlier window.
+    pub fn user_take(&mut self, n: u32) -> Vec<T> {
+        if self.user_cached_prod == self.cons {
+            self.user_cached_prod = self.prod;
+        }
+        let avail = self.user_cached_prod.wrapping_sub(self.cons).min(n);
+        (0..avail)
+            .map(|_| {
+                let v = self.slots[&(self.cons & (self.size - 1))].clone();
+                self.cons = self.cons.wrapping_add(1);
+                v
+            })
+            .collect()
+    }
+    /// Kernel consumer's peek: refresh when the cached window is empty
+    /// (xskq_cons_get_entries: publish cached_cons, re-read ->producer);
+    /// the entry at cached_cons, if any.
+    pub fn kernel_peek(&mut self) -> Option<T> {
+        if self.cached_prod == self.cached_cons {
+            self.cons = self.cached_cons;
+            self.cached_prod = self.prod;
+        }
+        if self.cached_prod == self.cached_cons {
+            return None;
+        }
+        Some(self.slots[&(self.cached_cons & (self.size - 1))].clone())
+    }
+    /// Kernel producer: room for one more (xskq_prod_is_full re-reads the
+    /// consumer, so the published one decides).
+    pub fn kernel_has_room(&self) -> bool {
+        self.prod.wrapping_sub(self.cons) < self.size
+    }
+    /// Kernel producer: write and publish one entry.
+    pub fn kernel_push(&mut self, v: T) {
+        self.slots.insert(self.prod & (self.size - 1), v);
+        self.prod = self.prod.wrapping_add(1);
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub setup: Setup,
+    pub profile: Profile,
+    pub tx: Ring<(u64, u32, u32)>,
+    pub cq: Ring<u64>,
+    pub tx_stats: Stats,
+    /// The tag last written into each TX umem frame (by frame start).
+    pub tx_tags: HashMap<u64, u32>,
+    pub tx_seq: u32,
+    pub fill: Ring<u64>,
+    pub rx: Ring<(u64, u32, u32)>,
+    pub rx_stats: Stats,
+    /// xp_free puts buffers at the head of pool->free_list; xp_alloc takes
+    /// from the head first.
+    pub free_list: Vec<u64>,
+    pub rx_tags: HashMap<u64, u32>,
+    pub fill_seq: u64,
+    pub inject_seq: u32,
+}
+
+/// The first tag of injected frames, apart from transmitted ones.
+pub const INJECT_TAG0: u32 = 1_000_000;
+
+impl Model {
+    pub fn new(setup: &Setup, profile: &Profile) -> Model {
+        let rx = setup.rx_socket;
+        Model {
+            setup: setup.clone(),
+            profile: *profile,
+            tx: Ring::new(setup.tx_size),
+            cq: Ring::new(setup.comp_size),
+            tx_stats: Stats::default(),
+            tx_tags: HashMap::new(),
+            tx_seq: 0,
+            fill: Ring::new(if rx { setup.fill_size } else { 0 }),
+            rx: Ring::new(if rx { setup.rx_size } else { 0 }),
+            rx_stats: Stats::default(),
+            free_list: Vec::new(),
+            rx_tags: HashMap::new(),
+            fill_seq: 0,
+            inject_seq: INJECT_TAG0,
+        }
+    }
+
+    pub fn apply(&mut self, op: &Op) -> Obs {
+        match op {
+            Op::Tx(descs) => Obs::Reserved(self.submit_tx(descs)),
+            Op::Kick => Obs::Kicks(vec![self.sendto()]),
+            Op::KickIdle => Obs::Kicks(self.kick_idle()),
+            Op::DrainCq(n) => Obs::Completions(self.cq.user_take(*n)),
+            Op::Stats => Obs::Stats {
+                tx: self.tx_stats,
+                rx: self.setup.rx_socket.then_some(self.rx_stats),
+            },
+            Op::Fill(n) => Obs::Reserved(self.user_fill(*n)),
+            Op::Inject(lens) => {
+                for len in lens {
+                    let tag = self.inject_seq;
+                    self.inject_seq += 1;
+                    self.deliver(*len, tag);
+                }
+                Obs::Injected(lens.len() as u32)
+            }
+            Op::ConsumeRx(n) => Obs::Rx(self.consume_rx(*n)),
+        }
+    }
+
+    /// The published counters and flags. setsockopt(XDP_TX_RING) sets
+    /// XDP_RING_NEED_WAKEUP in the TX ring ("Tx needs to be explicitly
+    /// woken up the first time", xsk.c:1600), with or without
+    /// XDP_USE_NEED_WAKEUP; copy mode never changes a flag after that (only
+    /// drivers call xsk_{set,clear}_{rx,tx}_need_wakeup).
+    pub fn rings(&self) -> RingIdx {
+        RingIdx {
+            tx: (self.tx.prod, self.tx.cons),
+            cq: (self.cq.prod, self.cq.cons),
+            fill: (self.fill.prod, self.fill.cons),
+            rx: (self.rx.prod, self.rx.cons),
+            flags: [(self.setup.tx_size > 0) as u32, 0, 0, 0],
+        }
+    }
+}
