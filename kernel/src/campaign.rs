@@ -33,6 +33,8 @@ pub struct Opts {
     pub progress: bool,
     /// Where replay files go (none: not written).
     pub out: Option<PathBuf>,
+    /// Stop after this many divergences (each is shrunk, which is slow).
+    pub stop_after: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -92,6 +94,9 @@ pub fn run_in(env: &Env, opts: &Opts) -> io::Result<Summary> {
                 sum.replay_files.push(path);
             }
             sum.divergences.push(rep);
+            if opts.stop_after.is_some_and(|n| sum.divergences.len() >= n) {
+                break;
+            }
         }
         if opts.progress && ((i + 1) % 10 == 0 || i + 1 == opts.scenarios) {
             eprintln!(

@@ -20,9 +20,9 @@ pub fn setup(r: &mut Rng) -> Setup {
         frames: pick(r, &[16, 64]),
         headroom: pick(r, &[0, 128, 512]),
         fill_size: pick(r, &[4, 8, 32]),
-        comp_size: pick(r, &[4, 8, 64]),
+        comp_size: pick(r, &[4, 8, 64, 64]),
         rx_size: pick(r, &[4, 8, 32]),
-        tx_size: pick(r, &[8, 16, 64]),
+        tx_size: pick(r, &[8, 16, 64, 64]),
         need_wakeup: r.chance(1, 2),
         rx_socket: r.chance(1, 2),
         loopback: false,
@@ -71,6 +71,14 @@ const CLASSES: [Invalid; 7] = [
 ];
 
 fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
+    // TX_QUEUE_CONSUMER's shape: more clean frames than one sendto's budget.
+    if s.tx_size >= 40 && r.chance(1, 3) {
+        let n = 33 + r.below(8);
+        let fs = s.frame_size as u64;
+        return (0..n as u64)
+            .map(|k| TxDesc { addr: (k % s.frames as u64) * fs, len: 60, options: 0, class: "valid".into() })
+            .collect();
+    }
     let n = r.one_to(s.tx_size.min(40));
     (0..n)
         .map(|_| {

@@ -2,6 +2,7 @@
 //! the xsk ring protocols, and reports: tables, and a static HTML site.
 
 pub mod check;
+pub mod diff;
 pub mod manifest;
 pub mod mutants;
 pub mod prove;

@@ -34,6 +34,8 @@ enum Cmd {
     Report(ReportArgs),
     /// Copy-mode transmit on the simulator's rings (seeded, or on threads), then its cost table
     Sim(ringlab::sim::SimArgs),
+    /// Differential testing: the AF_XDP copy-mode model against the running kernel
+    Diff(ringlab::diff::DiffArgs),
 }
 
 #[derive(Args)]
@@ -244,6 +246,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             Ok(ok)
         }
         Cmd::Sim(a) => ringlab::sim::run(&a),
+        Cmd::Diff(a) => ringlab::diff::run(&a),
         Cmd::Report(a) => {
             let root = find_root()?;
             let start = std::time::Instant::now();
