@@ -63,6 +63,46 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     Ok(sum.divergences.is_empty())
 }
 
+/// The campaign `ringlab verify` runs: its `"diff"` section, and whether
+/// it found no divergence (a skip is not a failure; it says why).
+pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> (serde_json::Value, bool) {
+    if let Some(why) = skip_reason() {
+        eprintln!("diff: SKIP: {why}");
+        return (json!({"skipped": why, "kernel": release()}), true);
+    }
+    if progress {
+        eprintln!("diff: {scenarios} scenarios, seed {seed} (rerun with ringlab diff --scenarios {scenarios} --seed {seed})");
+    }
+    let out = crate::manifest::find_root().ok().map(|r| r.join("target/ringlab/diff"));
+    match campaign::run(Opts { scenarios, seed, progress, out, stop_after: None }) {
+        Ok(sum) => {
+            // stderr: verify --json keeps stdout for its document.
+            for f in &sum.replay_files {
+                eprintln!("diff: divergence, replay: ringlab diff --replay {}", f.display());
+            }
+            eprintln!(
+                "diff: kernel {} (profile {}): {} scenarios, {} operations, {} divergences",
+                sum.kernel,
+                sum.profile,
+                sum.scenarios,
+                sum.operations,
+                sum.divergences.len()
+            );
+            let ok = sum.divergences.is_empty();
+            (
+                json!({"scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
+                       "kernel": sum.kernel, "profile": sum.profile, "seed": sum.seed,
+                       "replay_files": sum.replay_files}),
+                ok,
+            )
+        }
+        Err(e) => {
+            eprintln!("diff: error: {e}");
+            (json!({"error": e.to_string(), "kernel": release(), "seed": seed}), false)
+        }
+    }
+}
+
 fn print_summary(s: &Summary) {
     for (d, f) in s.divergences.iter().zip(s.replay_files.iter().map(Some).chain(std::iter::repeat(None))) {
         if let Some(m) = &d.mismatch {

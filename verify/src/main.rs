@@ -109,6 +109,12 @@ struct VerifyArgs {
     tlc: TlcArgs,
     #[command(flatten)]
     common: Common,
+    /// Differential scenarios on the live kernel (default: 500, 10000 with --deep)
+    #[arg(long)]
+    diff_scenarios: Option<u64>,
+    /// Seed of the differential campaign
+    #[arg(long, default_value_t = 1)]
+    diff_seed: u64,
 }
 
 fn main() -> ExitCode {
@@ -121,6 +127,20 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The differential campaign in the closing line of `verify`.
+fn diff_line(d: &serde_json::Value) -> String {
+    if let Some(why) = d["skipped"].as_str() {
+        return format!("live-kernel diff SKIPPED ({why})");
+    }
+    if let Some(e) = d["error"].as_str() {
+        return format!("live-kernel diff failed to run ({e})");
+    }
+    format!(
+        "live-kernel diff {} scenarios with {} divergences",
+        d["scenarios"], d["divergences"]
+    )
 }
 
 fn load() -> Result<(PathBuf, Manifest), String> {
@@ -191,13 +211,17 @@ fn run(cli: Cli) -> Result<bool, String> {
             let presults = run_proofs(&[], &a.common)?;
             let all: Vec<_> = man.mutants.iter().collect();
             let uresults = run_mutants(&root, &all, &mresults, &a.common);
+            let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
+            let (diff, diff_ok) = ringlab::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
             let ok = mresults.iter().all(|r| r.ok())
                 && presults.iter().all(|r| r.as_expected())
-                && uresults.iter().all(|r| r.ok());
+                && uresults.iter().all(|r| r.ok())
+                && diff_ok;
             let doc = json!({
                 "models": mresults,
                 "proofs": proofs_json(&presults),
                 "mutants": mutants_json(&uresults),
+                "diff": diff,
                 "ok": ok,
             });
             let text = serde_json::to_string_pretty(&doc).unwrap();
@@ -221,15 +245,17 @@ fn run(cli: Cli) -> Result<bool, String> {
                     .map(|r| r.ok())
                     .chain(presults.iter().map(|r| r.as_expected()))
                     .chain(uresults.iter().map(|r| r.ok()))
+                    .chain([diff_ok])
                     .collect();
                 println!(
-                    "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed",
+                    "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed, {}",
                     mresults.iter().filter(|r| r.ok()).count(),
                     mresults.len(),
                     presults.iter().filter(|r| r.as_expected()).count(),
                     presults.len(),
                     uresults.iter().filter(|r| r.ok()).count(),
-                    uresults.len()
+                    uresults.len(),
+                    diff_line(&diff)
                 );
                 closing("verify", &flags);
             }

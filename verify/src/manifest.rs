@@ -61,6 +61,9 @@ pub enum Killer {
     Trace { feature: String, test: String },
     /// A Z3 proof of the mutant's arithmetic that must be refuted.
     Proof { proof: String },
+    /// `cargo test -p ringlab-kernel --features <feature> --test <test>`:
+    /// the live-kernel differential campaign with a wrong model built in.
+    Diff { feature: String, test: String },
 }
 
 impl Killer {
@@ -72,6 +75,7 @@ impl Killer {
             Killer::Loom { test, .. } => format!("loom:{test}"),
             Killer::Trace { test, .. } => format!("trace:{test}"),
             Killer::Proof { proof } => format!("proof:{proof}"),
+            Killer::Diff { test, .. } => format!("diff:{test}"),
         }
     }
 }

@@ -56,7 +56,7 @@ impl MutantResult {
 /// Runs cargo test targets of the simulator, with and without a mutant.
 pub struct CargoRunner<'a> {
     root: &'a Path,
-    baselines: HashMap<(bool, String), Result<(), String>>,
+    baselines: HashMap<(bool, &'static str, String), Result<(), String>>,
     pub verbose: bool,
 }
 
@@ -65,11 +65,11 @@ impl<'a> CargoRunner<'a> {
         CargoRunner { root, baselines: HashMap::new(), verbose: false }
     }
 
-    fn command(&self, loom: bool, feature: Option<&str>, test: &str) -> Command {
+    fn command(&self, loom: bool, package: &str, feature: Option<&str>, test: &str) -> Command {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut c = Command::new(cargo);
         c.current_dir(self.root)
-            .args(["test", "-p", "ringlab-sim", "--test", test]);
+            .args(["test", "-p", package, "--test", test]);
         // loom explores thousands of interleavings: optimise it. The others
         // keep the test profile, whose overflow checks catch wrapping-add.
         if loom {
@@ -88,10 +88,10 @@ impl<'a> CargoRunner<'a> {
     }
 
     /// Ok(true) failed as a test, Ok(false) passed, Err a build or run error.
-    fn run(&self, loom: bool, feature: Option<&str>, test: &str) -> Result<(bool, String), String> {
-        let mut cmd = self.command(loom, feature, test);
+    fn run(&self, loom: bool, package: &str, feature: Option<&str>, test: &str) -> Result<(bool, String), String> {
+        let mut cmd = self.command(loom, package, feature, test);
         let shown = format!(
-            "{}cargo test{} -p ringlab-sim --test {test}{}",
+            "{}cargo test{} -p {package} --test {test}{}",
             if loom { "RUSTFLAGS='--cfg loom' " } else { "" },
             if loom { " --release" } else { "" },
             feature.map(|f| format!(" --features {f}")).unwrap_or_default()
@@ -116,12 +116,12 @@ impl<'a> CargoRunner<'a> {
         Ok((true, failure_reason(&text)))
     }
 
-    fn baseline(&mut self, loom: bool, test: &str) -> Result<(), String> {
-        let key = (loom, test.to_string());
+    fn baseline(&mut self, loom: bool, package: &'static str, test: &str) -> Result<(), String> {
+        let key = (loom, package, test.to_string());
         if let Some(r) = self.baselines.get(&key) {
             return r.clone();
         }
-        let r = match self.run(loom, None, test) {
+        let r = match self.run(loom, package, None, test) {
             Ok((false, _)) => Ok(()),
             Ok((true, why)) => Err(format!("fails without any mutant: {why}")),
             Err(e) => Err(e),
@@ -130,11 +130,17 @@ impl<'a> CargoRunner<'a> {
         r
     }
 
+    /// A check of the simulator (`ringlab-sim`) or, for the differential
+    /// campaign, of the live-kernel harness (`ringlab-kernel`).
     pub fn kill(&mut self, loom: bool, feature: &str, test: &str) -> (Verdict, String) {
-        if let Err(e) = self.baseline(loom, test) {
+        self.kill_in(loom, "ringlab-sim", feature, test)
+    }
+
+    pub fn kill_in(&mut self, loom: bool, package: &'static str, feature: &str, test: &str) -> (Verdict, String) {
+        if let Err(e) = self.baseline(loom, package, test) {
             return (Verdict::Error, format!("baseline: {e}"));
         }
-        match self.run(loom, Some(feature), test) {
+        match self.run(loom, package, Some(feature), test) {
             Ok((true, why)) => (Verdict::Killed, why),
             Ok((false, _)) => (Verdict::Survived, "all tests passed with the mutant in".into()),
             Err(e) => (Verdict::Error, e),
@@ -198,6 +204,7 @@ pub fn run_mutant(
             },
             Killer::Proptest { feature, test } | Killer::Trace { feature, test } => cargo.kill(false, feature, test),
             Killer::Loom { feature, test } => cargo.kill(true, feature, test),
+            Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
         };
         let run = CheckRun { check: k.label(), result, detail, seconds: t.elapsed().as_secs_f64() };
         if progress {

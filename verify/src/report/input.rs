@@ -25,7 +25,7 @@ pub struct VerifyDoc {
     #[serde(default)]
     pub ok: bool,
     /// Sections later features add; shown as they are when present.
-    #[serde(default)]
+    #[serde(default, alias = "diff")]
     pub differential: Option<Value>,
     #[serde(default)]
     pub kernel: Option<Value>,
