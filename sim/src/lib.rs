@@ -78,6 +78,10 @@ pub fn mutants() -> Vec<&'static str> {
             "mutant-xsk-cq-leak-2019",
             cfg!(feature = "mutant-xsk-cq-leak-2019"),
         ),
+        (
+            "mutant-mb-send-partial",
+            cfg!(feature = "mutant-mb-send-partial"),
+        ),
     ];
     all.into_iter()
         .filter(|(_, on)| *on)

@@ -3,11 +3,16 @@
 //! to a quiescent point. A failure names the seed, which replays it:
 //! `ringlab sim --seed S --design D --batch N --sockets K`.
 //!
+//! Multi-buffer runs take the spec's two choices: with a dropped packet's
+//! fragments completed and the consumer published only up to the packet
+//! being built, every invariant holds; 6.12.117's choices break
+//! FrameConservation and TxConsumerMonotone, and nothing else.
+//!
 //! Kills (`ringlab mutants`): xsk-immature-cq, xsk-txbusy-rollback,
-//! xsk-shared-cq-race, xsk-cq-leak-2019.
+//! xsk-shared-cq-race, xsk-cq-leak-2019, mb-send-partial.
 
 use ringlab_sim::copy_tx::sched::{self, Sched};
-use ringlab_sim::copy_tx::{CopyTxConfig, Design, Publish};
+use ringlab_sim::copy_tx::{CopyTxConfig, Design, DropFrags, Publish, PublishFrags};
 
 fn cfg(design: Design, batch: i64, seed: u64, publish: Publish) -> CopyTxConfig {
     let mut c = CopyTxConfig::new(design, batch, 2, 4);
@@ -19,13 +24,23 @@ fn cfg(design: Design, batch: i64, seed: u64, publish: Publish) -> CopyTxConfig 
     c
 }
 
+/// Multi-buffer packets of 2 to 4 descriptors at most, on design b.
+fn mb(seed: u64, publish: Publish, drop: DropFrags, frags: PublishFrags) -> CopyTxConfig {
+    cfg(Design::B, 0, seed, publish).multi_buf(2 + (seed % 3) as i64, drop, frags)
+}
+
 fn clean(design: Design, batch: i64, publish: Publish) {
+    clean_runs(&format!("design {design:?} batch {batch} {publish:?}"), |seed| {
+        cfg(design, batch, seed, publish)
+    });
+}
+
+fn clean_runs(what: &str, cfg: impl Fn(u64) -> CopyTxConfig) {
     let mut completed = 0;
     for seed in 0..300 {
-        let c = cfg(design, batch, seed, publish);
-        match sched::run(c, 300) {
+        match sched::run(cfg(seed), 300) {
             Ok(r) => completed += r.completed,
-            Err(f) => panic!("design {design:?} batch {batch} {publish:?}: {f}"),
+            Err(f) => panic!("{what}: {f}"),
         }
     }
     assert!(
@@ -97,4 +112,82 @@ fn a_broken_run_names_the_invariant_seed_and_step() {
         text.contains("invariant NoImmatureCompletion violated"),
         "{text}"
     );
+}
+
+#[test]
+fn multi_buffer_packets_keep_every_invariant() {
+    for publish in [Publish::Kernel, Publish::EachStep] {
+        clean_runs(&format!("multi-buffer {publish:?}"), |seed| {
+            mb(seed, publish, DropFrags::Complete, PublishFrags::Packet)
+        });
+    }
+}
+
+/// The multi-buffer runs reach what they are for: packets of several
+/// descriptors sent whole, packets dropped (too many descriptors, or an
+/// invalid one among them), and the rest of a dropped packet drained.
+#[test]
+fn multi_buffer_runs_send_drop_and_drain_packets() {
+    let (mut whole, mut dropped, mut drained) = (0, 0, 0);
+    for seed in 0..100 {
+        let mut s = Sched::new(mb(
+            seed,
+            Publish::Kernel,
+            DropFrags::Complete,
+            PublishFrags::Packet,
+        ))
+        .unwrap();
+        for _ in 0..300 {
+            let a = s.step_random().unwrap_or_else(|f| panic!("{f}"));
+            let sys = &s.sys;
+            whole += sys.pool.in_flight(|q| q.iter().filter(|k| k.addrs.len() > 1).count());
+            drained += sys.socks.iter().filter(|k| k.drain_cont).count();
+            if a.is_some_and(|a| a.name() == "XmitSend") {
+                dropped += sys.socks.iter().filter(|k| k.drain_cont).count();
+            }
+        }
+    }
+    assert!(whole > 100, "{whole} multi-descriptor skbs seen in flight");
+    assert!(dropped > 10, "{dropped} packets dropped for too many descriptors");
+    assert!(drained > 100, "{drained} steps draining a dropped packet");
+}
+
+/// The seeds that fail with one of 6.12.117's choices, by invariant.
+fn failures(drop: DropFrags, frags: PublishFrags) -> (usize, Vec<String>) {
+    let (mut n, mut other) = (0, Vec::new());
+    for seed in 0..300 {
+        let c = mb(seed, Publish::Kernel, drop, frags);
+        let want = match drop {
+            DropFrags::Cancel => "FrameConservation",
+            DropFrags::Complete => "TxConsumerMonotone",
+        };
+        match sched::run(c, 300) {
+            Ok(_) => {}
+            Err(f) if f.invariant == Some(want) => n += 1,
+            Err(f) => other.push(f.to_string()),
+        }
+    }
+    (n, other)
+}
+
+/// 6.12.117's xsk_drop_skb() cancels a dropped packet's completion slots:
+/// its fragments' frames are lost (FrameConservation), and nothing else
+/// breaks.
+#[test]
+fn dropping_with_cancel_loses_the_fragments_frames() {
+    let (n, other) = failures(DropFrags::Cancel, PublishFrags::Packet);
+    eprintln!("{n} of 300 seeds lost a frame");
+    assert!(other.is_empty(), "{other:?}");
+    assert!(n > 30, "only {n} of 300 seeds lost a frame");
+}
+
+/// 6.12.117's refresh publishes the tx consumer past a packet's fragments;
+/// NETDEV_TX_BUSY then takes it back over them (TxConsumerMonotone), and
+/// nothing else breaks.
+#[test]
+fn publishing_past_fragments_rewinds_the_consumer() {
+    let (n, other) = failures(DropFrags::Complete, PublishFrags::All);
+    eprintln!("{n} of 300 seeds rewound a consumer");
+    assert!(other.is_empty(), "{other:?}");
+    assert!(n > 10, "only {n} of 300 seeds rewound a consumer");
 }

@@ -32,7 +32,7 @@ fn system(design: Design) -> CopyTx {
     cfg.spec.alloc_fails = false;
     let mut sys = CopyTx::new(cfg).unwrap();
     for s in 0..2 {
-        sys.user_submit(s, s as u32, true).unwrap();
+        sys.user_submit(s, s as u32, true, false).unwrap();
     }
     sys
 }

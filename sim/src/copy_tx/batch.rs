@@ -146,10 +146,7 @@ impl XskSock {
         }
         let d = self.call.batch[0];
         let last = self.call.batch.len() == 1;
-        let skb = Skb {
-            sock: self.id,
-            addrs: vec![d.addr],
-        };
+        let skb = Skb::of(self.id, d.addr);
         match o {
             TxResult::Sent => {
                 pool.in_flight(|q| q.push(skb));

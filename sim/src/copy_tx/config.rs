@@ -1,9 +1,10 @@
 //! What a copy-mode transmit simulation runs: the spec's constants (the
 //! model's [`Config`]) and what only real rings have: where their counters
 //! start, the umem's frame size, and when the kernel publishes its tx
-//! consumer.
+//! consumer. Multi-buffer runs also take the spec's DropFrags and
+//! PublishFrags (see [`super::packet`]).
 
-use ringlab_model::copy_tx::{Config, Design, Mutant, TxResult};
+use ringlab_model::copy_tx::{Config, Design, DropFrags, Mutant, PublishFrags, TxResult};
 
 /// When the kernel stores `->consumer` of a tx ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +16,12 @@ pub enum Publish {
     Kernel,
     /// The spec's view of a tx ring, in which a taken descriptor leaves at
     /// once: the kernel also publishes at the end of each step, except
-    /// while a batch it may still cancel back (xskq_cons_cancel_n) is out.
+    /// while a batch it may still cancel back (xskq_cons_cancel_n) is out
+    /// and (multi-buffer) the fragments of the packet being built, until a
+    /// refresh has published past them. The kernel also sees every
+    /// submitted descriptor at once: the loop's peek loads `->producer`
+    /// first (as xskq_cons_nb_entries() does), so it finds its cache empty
+    /// only when the ring is.
     EachStep,
 }
 
@@ -63,6 +69,16 @@ impl CopyTxConfig {
         }
     }
 
+    /// Multi-buffer packets of at most `max_frags` descriptors, with the
+    /// two choices the spec leaves open.
+    pub fn multi_buf(mut self, max_frags: i64, drop: DropFrags, publish: PublishFrags) -> Self {
+        self.spec.multi_buf = true;
+        self.spec.max_frags = max_frags;
+        self.spec.drop_frags = drop;
+        self.spec.publish_frags = publish;
+        self
+    }
+
     /// The spec's constants with real-ring defaults.
     pub fn from_spec(spec: Config) -> CopyTxConfig {
         CopyTxConfig {
@@ -88,8 +104,14 @@ impl CopyTxConfig {
         if s.batch_size < 0 || (s.batch_size > 0 && s.design != Design::B) {
             return Err("a batch needs design b".into());
         }
-        if s.multi_buf {
-            return Err("multi-buffer packets (XDP_PKT_CONTD) are not simulated yet".into());
+        if s.multi_buf && s.batch_size != 0 {
+            return Err("multi-buffer packets need the per-descriptor loop (batch 0)".into());
+        }
+        if s.multi_buf && !(2..=64).contains(&s.max_frags) {
+            return Err(format!(
+                "max frags {}: a multi-buffer packet has 2 to 64 descriptors at most",
+                s.max_frags
+            ));
         }
         if !s.outcomes.contains(&TxResult::Sent) {
             return Err("the outcomes must include sent".into());

@@ -1,6 +1,7 @@
 //! The spec's safety invariants, checked on the concrete state: the rings'
-//! real indices and entries, the driver's skbs, the sockets' calls, the
-//! application's frames. Same names as specs/XskCopyTx.tla.
+//! real indices and entries, the driver's skbs, the sockets' calls and
+//! packets being built, the application's frames. Same names as
+//! specs/XskCopyTx.tla.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -53,8 +54,32 @@ fn read<R: RingMem>(ring: &R, pos: u32) -> R::Entry {
     unsafe { ring.read(pos) }
 }
 
-/// Every invariant, in the order the spec's model configs list them.
+/// TxConsumerMonotone: no socket's `cached_cons` stands behind its
+/// published `->consumer`, now or (rewound) ever since a rollback.
+fn tx_consumer_monotone(sys: &CopyTx) -> Result<(), Violation> {
+    for k in &sys.socks {
+        let ring = k.tx.ring();
+        let cons = ring.consumer().load(Relaxed);
+        let back = sub(cons, k.tx.cached_cons());
+        if (1..=ring.size()).contains(&back) || k.rewound {
+            return broke(
+                "TxConsumerMonotone",
+                format!(
+                    "socket {}'s tx consumer went back over published slots: cached_cons {:#x}, ->consumer {cons:#x}",
+                    k.id,
+                    k.tx.cached_cons()
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every invariant, in the order the spec's model configs list them, but
+/// TxConsumerMonotone first: the census reads each tx ring from
+/// `cached_cons`, which means nothing once that is behind `->consumer`.
 pub fn check(sys: &CopyTx) -> Result<(), Violation> {
+    tx_consumer_monotone(sys)?;
     let umem = &sys.pool.umem;
     let (cq_cons, cq_prod, cached_prod, size, cq) = sys.pool.cq.peek(|p| {
         let r = p.ring();
@@ -88,6 +113,11 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
     }
     let mut in_kernel: BTreeMap<u32, String> = BTreeMap::new();
     for k in &sys.socks {
+        for &a in k.skb.iter().flat_map(|p| &p.addrs) {
+            let f = umem.frame(a).expect("a fragment was validated");
+            census.put(f, format!("socket {}'s packet", k.id));
+            in_kernel.insert(f, format!("socket {}'s packet", k.id));
+        }
         for d in &k.call.batch {
             let f = umem
                 .frame(d.addr)
@@ -143,12 +173,12 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
         + sys
             .socks
             .iter()
-            .map(|k| k.call.pend as usize + k.call.batch.len())
+            .map(|k| k.call.pend as usize + k.call.batch.len() + k.frags() as usize)
             .sum::<usize>();
     if reserved != owed {
         return broke(
             "ReservationsAccounted",
-            format!("{reserved} completion slots reserved ({cq_prod:#x}..{cached_prod:#x}), {owed} owed to skbs, batches and pending builds"),
+            format!("{reserved} completion slots reserved ({cq_prod:#x}..{cached_prod:#x}), {owed} owed to skbs, batches, packets being built and pending builds"),
         );
     }
     let budget = sys.cfg.spec.budget as u32;
@@ -179,6 +209,16 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
             );
         }
     }
+    let partial = sys.pool.in_flight(|q| q.iter().find(|k| k.contd).cloned());
+    if let Some(k) = partial {
+        return broke(
+            "MultiBufAtomic",
+            format!(
+                "an skb of socket {} holding {:x?} reached the driver before its packet's last descriptor",
+                k.sock, k.addrs
+            ),
+        );
+    }
     Ok(())
 }
 
@@ -207,6 +247,9 @@ pub fn quiescent(sys: &CopyTx) -> Result<(), String> {
         .find(|k| k.call.stage != super::Stage::Idle)
     {
         return Err(format!("socket {} is still in a sendto", k.id));
+    }
+    if let Some(k) = sys.socks.iter().find(|k| k.skb.is_some()) {
+        return Err(format!("socket {} is still building a packet", k.id));
     }
     for (s, w) in sys.pool.wmem.iter().enumerate() {
         let w = w.load(Relaxed);

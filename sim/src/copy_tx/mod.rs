@@ -13,10 +13,11 @@
 //! config.rs: what a run is; umem.rs: frames and descriptor validation;
 //! cq.rs: the shared completion queue; pool.rs: what the sockets share;
 //! skb.rs: the skb and its destructor; sock.rs: a socket's kernel side;
-//! xmit.rs and batch.rs: the sendto loop; driver.rs; user.rs: the
-//! application; system.rs: all of it in one place, step by step;
-//! project.rs: the projection to the model; invariants.rs, sched.rs,
-//! threads.rs: the checks and the two runners; cost.rs: operation counts.
+//! xmit.rs and batch.rs: the sendto loop; packet.rs: its multi-buffer
+//! packets; driver.rs; user.rs: the application; system.rs: all of it in
+//! one place, step by step; project.rs: the projection to the model;
+//! invariants.rs, sched.rs, threads.rs: the checks and the two runners;
+//! cost.rs: operation counts.
 //!
 //! [`KernelCons`]: crate::ring::KernelCons
 //! [`UserProd`]: crate::ring::UserProd
@@ -28,6 +29,7 @@ pub mod config;
 pub mod cost;
 mod cq;
 mod driver;
+mod packet;
 mod pool;
 mod project;
 mod skb;
@@ -49,7 +51,7 @@ pub use cost::Cost;
 pub use cq::Cq;
 pub use driver::Driver;
 pub use pool::Pool;
-pub use ringlab_model::copy_tx::{Action, Design, Stage, TxResult};
+pub use ringlab_model::copy_tx::{Action, Design, DropFrags, PublishFrags, Stage, TxResult};
 pub use skb::Skb;
 pub use sock::{Call, XskSock};
 pub use system::{sock_of, CopyTx};

@@ -1,12 +1,13 @@
 //! The projection of the real rings onto the spec's variables (free, tx,
-//! cq, resv, flight, call). Every model value is built here, so a change
-//! of the model's types changes this file alone.
+//! cq, resv, flight, call, part, drain, pubd, rewound). Every model value
+//! is built here, so a change of the model's types changes this file
+//! alone.
 
 use ringlab_model::copy_tx::{self as model, Design, Frame, Sock};
 
 use super::sock::Call;
 use super::system::CopyTx;
-use super::umem::Umem;
+use super::umem::{is_contd, Umem};
 use crate::idx::{add, sub};
 use crate::ring::{RingMem, XdpDesc};
 use crate::sync::Ordering::Relaxed;
@@ -19,13 +20,13 @@ fn frame(umem: &Umem, addr: u64, what: &str) -> Frame {
     Frame::try_from(f).expect("the model numbers at most 256 frames")
 }
 
-/// A descriptor as the spec's Desc: its frame, and whether the kernel's
-/// validation accepts it.
+/// A descriptor as the spec's Desc: its frame, whether the kernel's
+/// validation accepts it, and its XDP_PKT_CONTD.
 fn desc(umem: &Umem, d: &XdpDesc) -> model::Desc {
     model::Desc {
         addr: frame(umem, d.addr, "a tx descriptor"),
         ok: umem.validate(d),
-        contd: false,
+        contd: is_contd(d),
     }
 }
 
@@ -57,7 +58,10 @@ impl CopyTx {
     /// `->producer`; the completion ring's published entries
     /// (`->consumer` to `->producer`) and reserved ones (to the kernel's
     /// `cached_prod`: design a shows what they hold, design b a
-    /// Placeholder); the driver's skbs; each socket's call.
+    /// Placeholder); the driver's skbs; each socket's call; each socket's
+    /// packet being built (xs->skb), xs->drain_cont, whether `->consumer`
+    /// stands past that packet's first fragment (pubd), and whether a
+    /// rollback took `cached_cons` behind `->consumer` (rewound).
     ///
     /// Call it from the one thread that runs the system.
     pub fn model_state(&self) -> model::State {
@@ -75,7 +79,6 @@ impl CopyTx {
             Design::A => model::Slot::Addr(frame(umem, addr, "a reserved completion")),
             Design::B => model::Slot::Placeholder,
         };
-        let single_buffer = model::State::init(&self.cfg.spec);
         model::State {
             free: self
                 .app
@@ -107,7 +110,7 @@ impl CopyTx {
                     .map(|k| model::Skb {
                         sock: k.sock as Sock,
                         addrs: k.addrs.iter().map(|&a| frame(umem, a, "an skb")).collect(),
-                        contd: false,
+                        contd: k.contd,
                     })
                     .collect()
             }),
@@ -116,8 +119,18 @@ impl CopyTx {
                 .iter()
                 .map(|k| call(umem, &k.call, cq_prod))
                 .collect(),
-            // No packet in parts, nothing to drain: single-buffer only.
-            ..single_buffer
+            part: self
+                .socks
+                .iter()
+                .map(|k| {
+                    k.skb.as_ref().map_or(Vec::new(), |p| {
+                        p.addrs.iter().map(|&a| frame(umem, a, "xs->skb")).collect()
+                    })
+                })
+                .collect(),
+            drain: self.socks.iter().map(|k| k.drain_cont).collect(),
+            pubd: self.socks.iter().map(|k| k.published_past_frags()).collect(),
+            rewound: self.socks.iter().map(|k| k.rewound).collect(),
         }
     }
 }

@@ -15,6 +15,7 @@ use super::cost::Cost;
 use super::invariants::{self, Violation};
 use super::sock::XskSock;
 use super::system::CopyTx;
+use super::umem::is_contd;
 use crate::outcome::panic_message;
 use crate::ring::RingMem;
 use crate::rng::Rng;
@@ -73,6 +74,13 @@ pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
         Stage::Loop if cfg.spec.batch_size > 0 => a.push((Action::XmitBatchReserve { s }, 1)),
         Stage::Loop => a.push((Action::XmitReserve { s }, 1)),
         Stage::Reserving => a.push((Action::XmitReserveStore { s }, 1)),
+        Stage::Reserved if is_contd(&k.peeked()) => {
+            // A fragment: built into xs->skb, not transmitted.
+            if fails {
+                a.push((Action::XmitAllocFail { s }, 1));
+            }
+            a.push((Action::XmitSend { s, o: TxResult::Sent }, 8));
+        }
         Stage::Reserved => {
             if fails {
                 a.push((Action::XmitAllocFail { s }, 1));
@@ -156,25 +164,18 @@ impl Sched {
                 continue;
             }
             let f = free[self.rng.below(free.len() as u32) as usize];
+            let (one, more) = (sys.app.may_submit(s, false), sys.app.may_submit(s, true));
             let (s, f) = (s as u8, f as u8);
-            user.push((
-                Action::UserSubmit {
-                    s,
-                    f,
-                    ok: true,
-                    contd: false,
-                },
-                6,
-            ));
-            user.push((
-                Action::UserSubmit {
-                    s,
-                    f,
-                    ok: false,
-                    contd: false,
-                },
-                1,
-            ));
+            let submit = |ok, contd| Action::UserSubmit { s, f, ok, contd };
+            if one {
+                user.push((submit(true, false), 6));
+                user.push((submit(false, false), 1));
+            }
+            if more {
+                // XDP_PKT_CONTD: a fragment of a packet, rarely an invalid one.
+                user.push((submit(true, true), 6));
+                user.push((submit(false, true), 1));
+            }
         }
         actors.push(user);
         let skbs: Vec<(u8, u8)> = sys.pool.in_flight(|q| {
@@ -282,9 +283,9 @@ impl Sched {
     }
 
     /// Drain to a quiescent point, every step still a checked spec step:
-    /// finish every call, free every skb, take every completion, and send
-    /// what the tx rings still hold; then every frame must be the
-    /// application's again.
+    /// finish every call, free every skb, take every completion, end every
+    /// open packet, and send what the tx rings still hold; then every
+    /// frame must be the application's again.
     pub fn drain(&mut self) -> Result<(), Failure> {
         let n = self.sys.socks.len();
         let rounds = 8 * (self.sys.cfg.frames() + n) + 16;
@@ -299,6 +300,11 @@ impl Sched {
             }
             while self.sys.app.cq_avail() > 0 {
                 self.apply(&Action::UserReap)?;
+            }
+            for k in 0..n {
+                if let Some(a) = self.ending(k) {
+                    self.apply(&a)?;
+                }
             }
             let pending: Vec<usize> = (0..n)
                 .filter(|&k| {
@@ -316,6 +322,19 @@ impl Sched {
             }
         }
         Err(self.failure(None, None, format!("not drained after {rounds} rounds")))
+    }
+
+    /// The last descriptor of socket k's open packet, if the application
+    /// has a frame and the ring a slot for it.
+    fn ending(&mut self, k: usize) -> Option<Action> {
+        let app = &mut self.sys.app;
+        let f = *app.free.iter().next()?;
+        (!app.open[k].is_empty() && app.tx_room(k) > 0).then_some(Action::UserSubmit {
+            s: k as u8,
+            f: f as u8,
+            ok: true,
+            contd: false,
+        })
     }
 
     /// The driver frees a random skb, if any.

@@ -60,7 +60,7 @@ impl CopyTx {
             prods.push(uprod);
         }
         Ok(CopyTx {
-            app: App::new(umem, prods, ucons),
+            app: App::new(umem, prods, ucons, cfg.spec.multi_buf),
             cfg,
             pool,
             socks,
@@ -74,9 +74,9 @@ impl CopyTx {
             .ok_or_else(|| Disabled::new(action, format!("no socket {s}")))
     }
 
-    /// UserSubmit(s, f, ok). See [`App::user_submit`].
-    pub fn user_submit(&mut self, s: usize, f: u32, ok: bool) -> Step {
-        self.app.user_submit(s, f, ok)
+    /// UserSubmit(s, f, ok, contd). See [`App::user_submit`].
+    pub fn user_submit(&mut self, s: usize, f: u32, ok: bool, contd: bool) -> Step {
+        self.app.user_submit(s, f, ok, contd)
     }
     /// Sendto(s). See [`XskSock::sendto`].
     pub fn sendto(&mut self, s: usize) -> Step {
@@ -136,11 +136,9 @@ impl CopyTx {
     /// One spec action with the model's choices.
     pub fn step(&mut self, a: &Action) -> Step {
         match *a {
-            Action::UserSubmit { contd: true, .. } => Err(Disabled::new(
-                "UserSubmit",
-                "multi-buffer packets (XDP_PKT_CONTD) are not simulated yet",
-            )),
-            Action::UserSubmit { s, f, ok, .. } => self.user_submit(s as usize, f as u32, ok),
+            Action::UserSubmit { s, f, ok, contd } => {
+                self.user_submit(s as usize, f as u32, ok, contd)
+            }
             Action::UserReap => self.user_reap(),
             Action::DriverFree { f, sock } => self.driver_free(f as u32, sock as usize),
             _ => {

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use ringlab_model::copy_tx::Stage;
+use ringlab_model::copy_tx::{DropFrags, PublishFrags, Stage};
 
 use super::config::CopyTxConfig;
 use super::invariants;
@@ -57,6 +57,16 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         invariant: None,
         message: m,
     };
+    if cfg.spec.multi_buf
+        && (cfg.spec.drop_frags, cfg.spec.publish_frags) != (DropFrags::Complete, PublishFrags::Packet)
+    {
+        // A cancelled fragment's frame never comes back, and a rollback
+        // over a published consumer breaks the ring under the other
+        // threads: the deterministic scheduler stops at either.
+        return Err(fail(
+            "threads run multi-buffer packets with drop-frags complete and publish-frags packet only".into(),
+        ));
+    }
     let CopyTx {
         cfg,
         pool,
@@ -108,7 +118,10 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
                 let free: Vec<u32> = app.free.iter().copied().collect();
                 for f in free {
                     let s = rng.below(sockets) as usize;
-                    did |= app.user_submit(s, f, !rng.chance(1, 32)).is_ok();
+                    let contd = rng.chance(1, 3) && app.may_submit(s, true);
+                    if contd || app.may_submit(s, false) {
+                        did |= app.user_submit(s, f, !rng.chance(1, 32), contd).is_ok();
+                    }
                 }
                 if did {
                     idle = 0;
@@ -178,5 +191,21 @@ mod tests {
             assert!(r.completed >= 5_000);
             assert!(r.cost.descs > 0);
         }
+    }
+
+    #[test]
+    fn threads_send_multi_buffer_packets_whole() {
+        let mut cfg = CopyTxConfig::new(Design::B, 0, 3, 16).multi_buf(
+            3,
+            DropFrags::Complete,
+            PublishFrags::Packet,
+        );
+        cfg.spec.tx_size = 8;
+        cfg.spec.cq_size = 8;
+        cfg.spec.budget = 8;
+        cfg.seed = 11;
+        let r = run(cfg, 5_000).unwrap_or_else(|f| panic!("multi-buffer: {f}"));
+        assert!(r.completed >= 5_000);
+        assert!(r.invalid_descs > 0);
     }
 }

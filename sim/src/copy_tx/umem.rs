@@ -7,6 +7,14 @@ use crate::ring::XdpDesc;
 /// 6.12; XDP_PKT_CONTD is 1 << 0). Any other bit makes a descriptor invalid.
 const KNOWN_OPTIONS: u32 = 0b11;
 
+/// XDP_PKT_CONTD (uapi if_xdp.h): more descriptors of this packet follow.
+pub const XDP_PKT_CONTD: u32 = 1 << 0;
+
+/// xp_mb_desc(): the descriptor has XDP_PKT_CONTD.
+pub fn is_contd(d: &XdpDesc) -> bool {
+    d.options & XDP_PKT_CONTD != 0
+}
+
 /// The length of every valid packet the simulated application sends.
 pub const PKT_LEN: u32 = 64;
 
@@ -40,8 +48,9 @@ impl Umem {
 
     /// The descriptor the application writes for `frame`: a packet, or
     /// (`ok` false) one the kernel must reject, yet still naming the frame
-    /// so its completion can return it. `kind` picks how it is broken.
-    pub fn desc(&self, frame: u32, ok: bool, kind: u32) -> XdpDesc {
+    /// so its completion can return it. `kind` picks how it is broken;
+    /// `contd` sets XDP_PKT_CONTD.
+    pub fn desc(&self, frame: u32, ok: bool, contd: bool, kind: u32) -> XdpDesc {
         let addr = self.addr(frame);
         let (len, options) = match (ok, kind % 3) {
             (true, _) => (PKT_LEN, 0),
@@ -54,6 +63,11 @@ impl Umem {
             addr + 16
         } else {
             addr
+        };
+        let options = if contd {
+            options | XDP_PKT_CONTD
+        } else {
+            options
         };
         XdpDesc { addr, len, options }
     }
@@ -70,11 +84,16 @@ mod tests {
             frame_size: 2048,
         };
         for f in 0..4 {
-            assert!(u.validate(&u.desc(f, true, 0)));
-            for kind in 0..3 {
-                let d = u.desc(f, false, kind);
-                assert!(!u.validate(&d), "{d:?}");
-                assert_eq!(u.frame(d.addr), Some(f));
+            for contd in [false, true] {
+                let d = u.desc(f, true, contd, 0);
+                assert!(u.validate(&d));
+                assert_eq!(is_contd(&d), contd);
+                for kind in 0..3 {
+                    let d = u.desc(f, false, contd, kind);
+                    assert!(!u.validate(&d), "{d:?}");
+                    assert_eq!(u.frame(d.addr), Some(f));
+                    assert_eq!(is_contd(&d), contd);
+                }
             }
         }
         let past = XdpDesc {

@@ -166,6 +166,18 @@ impl<R: RingMem> KernelCons<R> {
         self.q.cached_cons = sub(self.q.cached_cons, n);
     }
 
+    /// Kernel: xskq_cons_cancel_n() as it is, `cached_cons -= n`, with no
+    /// check that the entries are unpublished: the copy path's
+    /// NETDEV_TX_BUSY rollback of a whole packet may go back past
+    /// `->consumer`. The caller compares the two.
+    pub fn cancel_n_unchecked(&mut self, n: u32) {
+        assert!(
+            n <= self.q.ring.size(),
+            "kernel consumer: cancel {n} beyond the ring"
+        );
+        self.q.cached_cons = sub(self.q.cached_cons, n);
+    }
+
     /// Kernel: xskq_cons_read_desc_batch() for single-buffer descriptors:
     /// load up to `max` cached entries into `out`, stop after the first
     /// invalid one (the drain path), and release all examined. Size the batch

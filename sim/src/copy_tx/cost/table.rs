@@ -58,7 +58,7 @@ fn workload(design: Design, batch: u32, packets: u64, seed: u64) -> CostRow {
     while sys.app.reaped < packets {
         let free: Vec<u32> = sys.app.free.iter().copied().collect();
         for f in free {
-            sys.user_submit(0, f, true)
+            sys.user_submit(0, f, true, false)
                 .expect("the tx ring holds every frame");
         }
         let pool = sys.pool.clone();
