@@ -30,9 +30,10 @@ fn mb(seed: u64, publish: Publish, drop: DropFrags, frags: PublishFrags) -> Copy
 }
 
 fn clean(design: Design, batch: i64, publish: Publish) {
-    clean_runs(&format!("design {design:?} batch {batch} {publish:?}"), |seed| {
-        cfg(design, batch, seed, publish)
-    });
+    clean_runs(
+        &format!("design {design:?} batch {batch} {publish:?}"),
+        |seed| cfg(design, batch, seed, publish),
+    );
 }
 
 fn clean_runs(what: &str, cfg: impl Fn(u64) -> CopyTxConfig) {
@@ -140,7 +141,9 @@ fn multi_buffer_runs_send_drop_and_drain_packets() {
         for _ in 0..300 {
             let a = s.step_random().unwrap_or_else(|f| panic!("{f}"));
             let sys = &s.sys;
-            whole += sys.pool.in_flight(|q| q.iter().filter(|k| k.addrs.len() > 1).count());
+            whole += sys
+                .pool
+                .in_flight(|q| q.iter().filter(|k| k.addrs.len() > 1).count());
             drained += sys.socks.iter().filter(|k| k.drain_cont).count();
             if a.is_some_and(|a| a.name() == "XmitSend") {
                 dropped += sys.socks.iter().filter(|k| k.drain_cont).count();
@@ -148,7 +151,10 @@ fn multi_buffer_runs_send_drop_and_drain_packets() {
         }
     }
     assert!(whole > 100, "{whole} multi-descriptor skbs seen in flight");
-    assert!(dropped > 10, "{dropped} packets dropped for too many descriptors");
+    assert!(
+        dropped > 10,
+        "{dropped} packets dropped for too many descriptors"
+    );
     assert!(drained > 100, "{drained} steps draining a dropped packet");
 }
 

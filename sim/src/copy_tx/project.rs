@@ -129,7 +129,11 @@ impl CopyTx {
                 })
                 .collect(),
             drain: self.socks.iter().map(|k| k.drain_cont).collect(),
-            pubd: self.socks.iter().map(|k| k.published_past_frags()).collect(),
+            pubd: self
+                .socks
+                .iter()
+                .map(|k| k.published_past_frags())
+                .collect(),
             rewound: self.socks.iter().map(|k| k.rewound).collect(),
         }
     }

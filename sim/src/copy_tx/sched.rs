@@ -79,7 +79,13 @@ pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
             if fails {
                 a.push((Action::XmitAllocFail { s }, 1));
             }
-            a.push((Action::XmitSend { s, o: TxResult::Sent }, 8));
+            a.push((
+                Action::XmitSend {
+                    s,
+                    o: TxResult::Sent,
+                },
+                8,
+            ));
         }
         Stage::Reserved => {
             if fails {

@@ -58,7 +58,8 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         message: m,
     };
     if cfg.spec.multi_buf
-        && (cfg.spec.drop_frags, cfg.spec.publish_frags) != (DropFrags::Complete, PublishFrags::Packet)
+        && (cfg.spec.drop_frags, cfg.spec.publish_frags)
+            != (DropFrags::Complete, PublishFrags::Packet)
     {
         // A cancelled fragment's frame never comes back, and a rollback
         // over a published consumer breaks the ring under the other

@@ -100,7 +100,11 @@ impl App {
         if !contd {
             return true;
         }
-        let slots = open.iter().filter(|&&n| n > 0).map(|&n| n + 1).sum::<usize>()
+        let slots = open
+            .iter()
+            .filter(|&&n| n > 0)
+            .map(|&n| n + 1)
+            .sum::<usize>()
             + self.unfinished.iter().map(BTreeSet::len).sum::<usize>();
         self.multi_buf && slots <= self.cq.ring().size() as usize && self.tx[s].nb_free(2) >= 2
     }
@@ -120,7 +124,8 @@ impl App {
         });
         self.free.insert(f);
         self.reaped += 1;
-        self.unfinished.retain_mut(|p| !(p.remove(&f) && p.is_empty()));
+        self.unfinished
+            .retain_mut(|p| !(p.remove(&f) && p.is_empty()));
         Ok(f)
     }
 
