@@ -8,7 +8,7 @@ use serde_json::json;
 
 use ringlab_sim::copy_tx::cost;
 use ringlab_sim::copy_tx::sched::{self, Failure, Report};
-use ringlab_sim::copy_tx::{threads, CopyTxConfig, Design};
+use ringlab_sim::copy_tx::{threads, CopyTxConfig, Design, DropFrags, PublishFrags};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum DesignArg {
@@ -16,6 +16,22 @@ pub enum DesignArg {
     A,
     /// The 2025 fix: the skb carries its addresses
     B,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DropArg {
+    /// Their completions are published (what af_xdp.rst promises)
+    Complete,
+    /// Their completion slots are cancelled (6.12.117's xsk_drop_skb)
+    Cancel,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PublishArg {
+    /// The tx consumer is published only up to the packet being built
+    Packet,
+    /// Past every consumed descriptor (6.12.117's refresh)
+    All,
 }
 
 #[derive(Args, Debug)]
@@ -35,6 +51,18 @@ pub struct SimArgs {
     /// Sockets sharing the completion queue
     #[arg(long, default_value_t = 2)]
     sockets: usize,
+    /// Multi-buffer packets (XDP_PKT_CONTD), with the per-descriptor loop
+    #[arg(long)]
+    multi_buf: bool,
+    /// With --multi-buf: descriptors in one packet at most (MAX_SKB_FRAGS + 1)
+    #[arg(long, default_value_t = 3)]
+    max_frags: i64,
+    /// With --multi-buf: what happens to a dropped packet's built fragments
+    #[arg(long, value_enum, default_value = "complete")]
+    drop_frags: DropArg,
+    /// With --multi-buf: how far a refresh publishes the tx consumer
+    #[arg(long, value_enum, default_value = "packet")]
+    publish_frags: PublishArg,
     /// Run on real threads (a thread per socket, the driver, the application)
     #[arg(long)]
     threads: bool,
@@ -62,6 +90,20 @@ fn config(a: &SimArgs, seed: u64) -> Result<CopyTxConfig, String> {
     }
     let frames = (2 * a.sockets + 2).max(a.batch as usize + 2).min(256);
     let mut cfg = CopyTxConfig::new(design, a.batch as i64, a.sockets, frames);
+    if a.multi_buf {
+        if a.batch > 0 {
+            return Err("--multi-buf needs --batch 0 (the per-descriptor loop)".into());
+        }
+        let drop = match a.drop_frags {
+            DropArg::Complete => DropFrags::Complete,
+            DropArg::Cancel => DropFrags::Cancel,
+        };
+        let publish = match a.publish_frags {
+            PublishArg::Packet => PublishFrags::Packet,
+            PublishArg::All => PublishFrags::All,
+        };
+        cfg = cfg.multi_buf(a.max_frags, drop, publish);
+    }
     let ring = (frames as u32).next_power_of_two().clamp(4, 256) as usize;
     cfg.spec.tx_size = ring;
     cfg.spec.cq_size = ring;
@@ -91,8 +133,18 @@ pub fn run(a: &SimArgs) -> Result<bool, String> {
     });
     let rows = cost::table(COST_PACKETS, seed);
     let mode = if a.threads { "threads" } else { "deterministic" };
+    let multi = if a.multi_buf {
+        format!(
+            " --multi-buf --max-frags {} --drop-frags {} --publish-frags {}",
+            a.max_frags,
+            a.drop_frags.to_possible_value().expect("no skipped value").get_name(),
+            a.publish_frags.to_possible_value().expect("no skipped value").get_name()
+        )
+    } else {
+        String::new()
+    };
     let replay = format!(
-        "ringlab sim --seed {seed} --steps {} --design {} --batch {} --sockets {}{}",
+        "ringlab sim --seed {seed} --steps {} --design {} --batch {} --sockets {}{multi}{}",
         a.steps,
         if cfg.spec.design == Design::A { "a" } else { "b" },
         a.batch,
