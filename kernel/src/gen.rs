@@ -1,15 +1,19 @@
 //! Scenarios drawn from a seed: a setup, then operations mixing valid TX
 //! descriptors with every invalid class, kicks, completion drains,
 //! statistics, and (with an RX socket) fills, injected frames and RX
-//! consumption. The same seed always gives the same scenario.
+//! consumption; with XDP_USE_SG multi-buffer packets, with a shared umem
+//! a second socket (gen_mb.rs). The same seed always gives the same
+//! scenario.
 
 use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
 use ringlab_sim::rng::Rng;
 
+use crate::gen_mb;
+
 /// The largest frame a 1500-MTU veth forwards (ETH_HLEN + MTU).
 pub const MAX_WIRE: u32 = 1514;
 
-fn pick<T: Copy>(r: &mut Rng, xs: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(r: &mut Rng, xs: &[T]) -> T {
     xs[r.below(xs.len() as u32) as usize]
 }
 
@@ -26,12 +30,14 @@ pub fn setup(r: &mut Rng) -> Setup {
         need_wakeup: r.chance(1, 2),
         rx_socket: r.chance(1, 2),
         loopback: false,
+        sg: r.chance(1, 3),
+        shared: r.chance(1, 4),
     }
 }
 
 /// A descriptor the kernel must accept: inside one chunk of the umem, with
 /// lengths a veth forwards; addr 0 and chunk-ending packets included.
-fn valid(r: &mut Rng, s: &Setup) -> TxDesc {
+pub(crate) fn valid(r: &mut Rng, s: &Setup) -> TxDesc {
     let fs = s.frame_size as u64;
     let any_frame = r.below(s.frames);
     let frame = pick(r, &[0, s.frames - 1, any_frame]) as u64;
@@ -45,7 +51,7 @@ fn valid(r: &mut Rng, s: &Setup) -> TxDesc {
     TxDesc { addr: frame * fs + offset, len, options: 0, class: "valid".into() }
 }
 
-fn invalid(r: &mut Rng, s: &Setup, class: Invalid) -> TxDesc {
+pub(crate) fn invalid(r: &mut Rng, s: &Setup, class: Invalid) -> TxDesc {
     let fs = s.frame_size as u64;
     let base = r.below(s.frames) as u64 * fs;
     let (addr, len, options) = match class {
@@ -60,7 +66,7 @@ fn invalid(r: &mut Rng, s: &Setup, class: Invalid) -> TxDesc {
     TxDesc { addr, len, options, class: format!("{class:?}") }
 }
 
-const CLASSES: [Invalid; 7] = [
+pub(crate) const CLASSES: [Invalid; 7] = [
     Invalid::ZeroLen,
     Invalid::PastUmem,
     Invalid::Straddle,
@@ -71,6 +77,9 @@ const CLASSES: [Invalid; 7] = [
 ];
 
 fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
+    if s.sg && r.chance(1, 2) {
+        return gen_mb::packet(r, s);
+    }
     // TX_QUEUE_CONSUMER's shape: more clean frames than one sendto's budget.
     if s.tx_size >= 40 && r.chance(1, 3) {
         let n = 33 + r.below(8);
@@ -105,11 +114,14 @@ fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
 pub fn scenario(seed: u64) -> Scenario {
     let mut r = Rng::new(seed);
     let s = setup(&mut r);
+    if s.shared && r.chance(1, 2) {
+        return gen_mb::concurrent(&mut r, s);
+    }
     let n = 4 + r.below(24);
     let mut ops = Vec::new();
     for _ in 0..n {
-        let rx = s.rx_socket;
-        let w = [6, 3, 4, 3, 2, if rx { 3 } else { 0 }, if rx { 3 } else { 0 }, if rx { 3 } else { 0 }];
+        let (rx, sh) = (s.rx_socket as u32, s.shared as u32);
+        let w = [6, 3, 4, 3, 2, 3 * rx, 3 * rx, 3 * rx, 4 * sh, 3 * sh, 1];
         ops.push(match r.weighted(&w) {
             0 => Op::Tx(tx_descs(&mut r, &s)),
             1 => Op::Kick,
@@ -118,10 +130,16 @@ pub fn scenario(seed: u64) -> Scenario {
             4 => Op::Stats,
             5 => Op::Fill(r.one_to(s.fill_size)),
             6 => Op::Inject(inject_lens(&mut r, &s)),
-            _ => Op::ConsumeRx(r.one_to(s.rx_size + 2)),
+            7 => Op::ConsumeRx(r.one_to(s.rx_size + 2)),
+            8 => Op::Tx2(tx_descs(&mut r, &s)),
+            9 => Op::Kick2,
+            _ => Op::Rings,
         });
     }
     ops.push(Op::KickIdle);
+    if s.shared {
+        ops.push(Op::Kick2);
+    }
     ops.push(Op::Stats);
     Scenario { setup: s, ops }
 }

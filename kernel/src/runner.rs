@@ -2,16 +2,20 @@
 //! taken at a quiescent point: after a sendto, once every TX skb has been
 //! freed (SO_MEMINFO wmem_alloc 0: its destructor produced the completion);
 //! after frames were sent toward the RX socket, once the XDP program has
-//! seen all of them and each is on the RX ring or in a drop counter.
+//! seen all of them and each is on the RX ring or in a drop counter. A
+//! multi-buffer packet still being built keeps its skb charged to the
+//! socket (xs->skb) until its last descriptor, so with XDP_USE_SG the TX
+//! side is quiescent once wmem_alloc stops changing.
 
 use std::io;
 use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
 
-use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, ETH_P_RINGLAB, ETH_P_TXONLY};
+use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY};
 use ringlab_sim::ring::{RingMem, XdpDesc};
 
 use crate::env::Env;
+use crate::shared::{kick_fd, SharedXsk};
 use crate::sys::XdpStatistics;
 use crate::xsk::{Xsk, XskConfig};
 
@@ -20,6 +24,8 @@ const INJECT_TAG0: u32 = 1_000_000;
 /// How long the kernel may take to reach a quiescent point before the
 /// harness compares anyway (and reports what it sees).
 const SETTLE: Duration = Duration::from_secs(2);
+/// Polls with an unchanged wmem_alloc that make an SG socket quiescent.
+const SG_STEADY_POLLS: u32 = 5;
 
 fn stats(s: XdpStatistics) -> Stats {
     Stats {
@@ -48,6 +54,7 @@ struct Run<'e> {
     env: &'e Env,
     setup: Setup,
     tx: Xsk,
+    tx2: Option<SharedXsk>,
     rx: Option<Xsk>,
     tx_seq: u32,
     fill_seq: u64,
@@ -69,7 +76,9 @@ pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
         rx_size: 0,
         tx_size: st.tx_size,
         need_wakeup: st.need_wakeup,
+        sg: st.sg,
     })?;
+    let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, st.tx_size)?) } else { None };
     let rx = if st.rx_socket {
         let x = Xsk::create(&XskConfig {
             ifindex: env.ifindex_b,
@@ -82,13 +91,14 @@ pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
             rx_size: st.rx_size,
             tx_size: 0,
             need_wakeup: st.need_wakeup,
+            sg: false,
         })?;
         env.prog.insert(0, x.fd)?;
         Some(x)
     } else {
         None
     };
-    let mut r = Run { env, setup: st.clone(), tx, rx, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0: env.prog.seen()? };
+    let mut r = Run { env, setup: st.clone(), tx, tx2, rx, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0: env.prog.seen()? };
     let mut out = Vec::with_capacity(s.ops.len() + 1);
     for op in &s.ops {
         out.push(r.apply(op)?);
@@ -101,25 +111,36 @@ pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
 impl Run<'_> {
     fn apply(&mut self, op: &Op) -> io::Result<Obs> {
         Ok(match op {
-            Op::Tx(descs) => {
-                let ethertype = if self.setup.loopback { ETH_P_RINGLAB } else { ETH_P_TXONLY };
-                let Some(tx) = self.tx.tx.as_mut() else { return Ok(Obs::Reserved(false)) };
-                let n = descs.len() as u32;
-                let Some(idx) = tx.reserve(n) else { return Ok(Obs::Reserved(false)) };
-                for (k, d) in descs.iter().enumerate() {
-                    let f = frame(d.len.min(self.setup.frame_size), ethertype, self.tx_seq);
-                    self.tx.umem.write(d.addr, &f);
-                    self.tx_seq += 1;
-                    tx.write(idx.wrapping_add(k as u32), XdpDesc { addr: d.addr, len: d.len, options: d.options });
-                }
-                tx.submit(n);
-                Obs::Reserved(true)
-            }
+            Op::Tx(descs) => Obs::Reserved(self.submit(0, descs)),
+            Op::Tx2(descs) => Obs::Reserved(self.submit(1, descs)),
             Op::Kick => {
                 let r = self.kick();
                 self.settle()?;
                 Obs::Kicks(vec![r])
             }
+            Op::Kick2 => {
+                let r = self.tx2.as_ref().map_or(0, |x| errno(x.kick()));
+                self.settle()?;
+                Obs::Kicks(vec![r])
+            }
+            Op::KickBoth => {
+                let (a, b) = (self.tx.fd, self.tx2.as_ref().map(|x| x.fd));
+                let go = std::sync::Barrier::new(2);
+                let kicks = std::thread::scope(|sc| {
+                    let other = sc.spawn(|| {
+                        go.wait();
+                        b.map_or(0, |fd| errno(kick_fd(fd)))
+                    });
+                    go.wait();
+                    let first = errno(kick_fd(a));
+                    [first, other.join().expect("kick thread")]
+                });
+                self.settle()?;
+                let Obs::Completions(all) = self.apply(&Op::DrainCq(self.setup.comp_size))? else { unreachable!() };
+                let (first, second) = all.into_iter().partition(|x| self.setup.owner(*x) == 0);
+                Obs::Both { kicks, first, second }
+            }
+            Op::Rings => Obs::Rings(self.rings()),
             Op::KickIdle => {
                 let mut v = Vec::new();
                 for _ in 0..self.setup.tx_size + 4 {
@@ -141,6 +162,10 @@ impl Run<'_> {
             Op::Stats => Obs::Stats {
                 tx: stats(self.tx.stats()?),
                 rx: match &self.rx {
+                    Some(x) => Some(stats(x.stats()?)),
+                    None => None,
+                },
+                tx2: match &self.tx2 {
                     Some(x) => Some(stats(x.stats()?)),
                     None => None,
                 },
@@ -187,11 +212,34 @@ impl Run<'_> {
         })
     }
 
-    fn kick(&self) -> i32 {
-        match self.tx.kick() {
-            Ok(_) => 0,
-            Err(e) => e,
+    /// Reserve (all or nothing), write and submit `descs` on socket `s`'s
+    /// TX ring, each frame's header and tag written into the umem first.
+    fn submit(&mut self, s: usize, descs: &[TxDesc]) -> bool {
+        let ethertype = if self.setup.loopback { ETH_P_RINGLAB } else { ETH_P_TXONLY };
+        let tx = match s {
+            0 => self.tx.tx.as_mut(),
+            _ => self.tx2.as_mut().map(|x| &mut x.tx),
+        };
+        let Some(tx) = tx else { return false };
+        let n = descs.len() as u32;
+        let Some(idx) = tx.reserve(n) else { return false };
+        for (k, d) in descs.iter().enumerate() {
+            let f = frame(d.len.min(self.setup.frame_size), ethertype, self.tx_seq);
+            self.tx.umem.write(d.addr, &f);
+            self.tx_seq += 1;
+            tx.write(idx.wrapping_add(k as u32), XdpDesc { addr: d.addr, len: d.len, options: d.options });
         }
+        tx.submit(n);
+        true
+    }
+
+    fn kick(&self) -> i32 {
+        errno(self.tx.kick())
+    }
+
+    /// Bytes of TX skbs not yet freed, over both sockets.
+    fn wmem(&self) -> io::Result<u32> {
+        Ok(self.tx.wmem_alloc()? + self.tx2.as_ref().map_or(Ok(0), |x| x.wmem_alloc())?)
     }
 
     fn tx_consumer(&self) -> u32 {
@@ -201,8 +249,13 @@ impl Run<'_> {
     /// Waits for the quiescent point described at the top of this file.
     fn settle(&self) -> io::Result<()> {
         let start = Instant::now();
+        let (mut last, mut steady) = (u32::MAX, 0);
         while start.elapsed() < SETTLE {
-            if self.tx.wmem_alloc()? == 0 && self.rx_settled()? {
+            let w = self.wmem()?;
+            steady = if w == last { steady + 1 } else { 0 };
+            last = w;
+            let tx_quiet = w == 0 || (self.setup.sg && steady >= SG_STEADY_POLLS);
+            if tx_quiet && self.rx_settled()? {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_micros(200));
@@ -243,6 +296,12 @@ impl Run<'_> {
             fill: fill.map_or((0, 0), pc),
             rx: rx.map_or((0, 0), pc),
             flags: [fl(tx), fl(Some(self.tx.comp.ring())), fl(fill), fl(rx)],
+            tx2: self.tx2.as_ref().map_or((0, 0), |x| pc(x.tx.ring())),
         }
     }
+}
+
+/// A sendto result as the model gives it: 0, or the errno.
+fn errno(r: Result<isize, i32>) -> i32 {
+    r.err().unwrap_or(0)
 }

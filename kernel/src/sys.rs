@@ -21,6 +21,7 @@ pub const XDP_MAX_TX_SKB_BUDGET: libc::c_int = 9;
 pub const XDP_SHARED_UMEM: u16 = 1 << 0;
 pub const XDP_COPY: u16 = 1 << 1;
 pub const XDP_USE_NEED_WAKEUP: u16 = 1 << 3;
+pub const XDP_USE_SG: u16 = 1 << 4;
 
 // mmap page offsets of the four rings.
 pub const XDP_PGOFF_RX_RING: i64 = 0;

@@ -24,6 +24,8 @@ pub struct XskConfig {
     pub rx_size: u32,
     pub tx_size: u32,
     pub need_wakeup: bool,
+    /// Bind with XDP_USE_SG (multi-buffer).
+    pub sg: bool,
 }
 
 pub struct Xsk {
@@ -75,6 +77,9 @@ impl Xsk {
         let mut flags = XDP_COPY;
         if c.need_wakeup {
             flags |= XDP_USE_NEED_WAKEUP;
+        }
+        if c.sg {
+            flags |= XDP_USE_SG;
         }
         let sa = SockaddrXdp {
             family: AF_XDP as u16,
@@ -139,7 +144,7 @@ impl Drop for Xsk {
 /// bind(2), retried while it fails with EBUSY: a socket closed on the same
 /// queue releases its buffer pool from a work item (xp_put_pool ->
 /// xp_release_deferred), so the queue stays taken for a moment after close.
-fn bind_retrying(fd: libc::c_int, sa: &SockaddrXdp) -> io::Result<()> {
+pub(crate) fn bind_retrying(fd: libc::c_int, sa: &SockaddrXdp) -> io::Result<()> {
     let start = std::time::Instant::now();
     loop {
         // Safety: sa is a sockaddr_xdp of the size passed.
@@ -155,7 +160,7 @@ fn bind_retrying(fd: libc::c_int, sa: &SockaddrXdp) -> io::Result<()> {
     }
 }
 
-struct FdGuard(libc::c_int);
+pub(crate) struct FdGuard(pub(crate) libc::c_int);
 impl Drop for FdGuard {
     fn drop(&mut self) {
         // Safety: our fd, not yet handed to an Xsk.

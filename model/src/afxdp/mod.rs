@@ -6,6 +6,8 @@
 //! [`Obs`]ervation. Rules differing between kernel releases are named in a
 //! [`Profile`].
 
+mod cq;
+mod packet;
 mod profile;
 mod rx;
 mod scenario;
@@ -13,8 +15,10 @@ mod state;
 mod tx;
 mod validate;
 
-pub use profile::Profile;
-pub use scenario::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM};
+pub use profile::{DropFrags, Profile};
+pub use scenario::{
+    Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,
+};
 pub use state::Model;
 pub use validate::{aligned_valid, Invalid};
 

@@ -20,6 +20,27 @@ pub struct Profile {
     /// Whether a transmitted descriptor's completion loses bit 0 of its
     /// address.
     pub completion_clears_bit0: bool,
+    /// MAX_SKB_FRAGS: a packet may have MAX_SKB_FRAGS + 1 descriptors
+    /// (the first in the linear part, xsk_build_skb).
+    pub max_skb_frags: u32,
+    /// Whether a completion's address is written when the skb's destructor
+    /// publishes it, rather than into the slot reserved for it
+    /// (xsk_cq_reserve_addr_locked writes desc.addr at reserve time).
+    /// Only sockets sharing a completion ring can tell.
+    pub cq_addr_on_submit: bool,
+    /// What a dropped multi-buffer packet's fragments become: their
+    /// completion slots cancelled (xsk_drop_skb -> xsk_consume_skb ->
+    /// xsk_cq_cancel_locked) or their addresses completed.
+    pub drop_frags: DropFrags,
+}
+
+/// The fragments of a dropped packet (xsk_drop_skb).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DropFrags {
+    /// Slots cancelled: the addresses never reach the completion ring.
+    Cancel,
+    /// Completed, each address once, in the packet's order.
+    Complete,
 }
 
 /// linux 6.12.117 (Debian linux-source-6.12), read from the source:
@@ -34,6 +55,10 @@ pub const V6_12: Profile = Profile {
     tx_cons_published_on_return: false,
     // xsk_cq_reserve_addr_locked writes desc.addr itself into the CQ.
     completion_clears_bit0: false,
+    max_skb_frags: 17,
+    cq_addr_on_submit: false,
+    // xsk_drop_skb: invalid_descs += num; xsk_consume_skb cancels num slots.
+    drop_frags: DropFrags::Cancel,
 };
 
 /// linux 6.18, measured on the live kernel (kernel/tests/live.rs,
@@ -51,6 +76,19 @@ pub const V6_18: Profile = Profile {
     // in skb_shinfo(skb)->destructor_arg with bit 0 as the "single buffer"
     // tag, and masks the tag off the address it writes to the CQ.
     completion_clears_bit0: true,
+    // BTF: struct xsk_addrs { u32 num_descs; u64 addrs[18]; }, i.e.
+    // MAX_SKB_FRAGS + 1; /proc/sys/net/core/max_skb_frags reads 17.
+    max_skb_frags: 17,
+    // Measured (live.rs, `shared_umem_*`), and the BTF's struct xsk_addrs:
+    // the destructor writes the packet's addresses at the producer as it
+    // publishes them; for a multi-buffer packet only the first address
+    // loses bit 0 (the others are kept as given), so `completed_addrs`.
+    cq_addr_on_submit: true,
+    // Measured (live.rs, `f1_dropped_fragment_completed`): f1 with
+    // XDP_PKT_CONTD, then an invalid descriptor ending the packet, gives
+    // completions [f1, f2] and tx_invalid_descs 2; a 20-descriptor packet
+    // (-EOVERFLOW at the 19th) gives all 20 addresses and 20 invalid.
+    drop_frags: DropFrags::Complete,
 };
 
 const fn libc_eagain() -> i32 {

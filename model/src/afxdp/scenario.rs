@@ -30,6 +30,15 @@ pub struct Setup {
     /// Transmitted frames carry ETH_P_RINGLAB and so arrive at the RX
     /// socket (xskxceiver's SEND_RECEIVE); otherwise ETH_P_TXONLY.
     pub loopback: bool,
+    /// The TX socket is bound with XDP_USE_SG: descriptors with
+    /// XDP_PKT_CONTD make multi-buffer packets.
+    #[serde(default)]
+    pub sg: bool,
+    /// A second TX socket on the same device and queue shares the first
+    /// one's umem (XDP_SHARED_UMEM): one buffer pool, so one fill and one
+    /// completion ring for both.
+    #[serde(default)]
+    pub shared: bool,
 }
 
 impl Setup {
@@ -45,7 +54,16 @@ impl Setup {
     pub fn fill_addr(&self, k: u64) -> u64 {
         (k % self.frames as u64) * self.frame_size as u64
     }
+    /// Which socket a completed address is attributed to in [`Obs::Both`]:
+    /// the first owns the lower half of the umem, the second the rest
+    /// (scenarios with [`Op::KickBoth`] keep to this).
+    pub fn owner(&self, addr: u64) -> usize {
+        (addr >= self.umem_len() / 2) as usize
+    }
 }
+
+/// XDP_PKT_CONTD (uapi if_xdp.h): more descriptors of this packet follow.
+pub const XDP_PKT_CONTD: u32 = 1 << 0;
 
 /// One TX descriptor as written to the ring, with the class it was drawn
 /// from (a label only; validity is the model's to decide).
@@ -75,6 +93,15 @@ pub enum Op {
     Inject(Vec<u32>),
     /// Peek, read and release up to n RX descriptors.
     ConsumeRx(u32),
+    /// As Tx, on the second (shared-umem) socket.
+    Tx2(Vec<TxDesc>),
+    /// One sendto on the second socket.
+    Kick2,
+    /// One sendto on each socket at the same time (two threads), then the
+    /// whole completion ring drained.
+    KickBoth,
+    /// The published ring counters now (as at the end).
+    Rings,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +123,9 @@ pub struct RingIdx {
     pub rx: (u32, u32),
     /// tx, cq, fill, rx flags (XDP_RING_NEED_WAKEUP).
     pub flags: [u32; 4],
+    /// The second socket's TX ring.
+    #[serde(default)]
+    pub tx2: (u32, u32),
 }
 
 /// What one operation shows.
@@ -106,12 +136,26 @@ pub enum Obs {
     Kicks(Vec<i32>),
     /// Completion addresses in ring order.
     Completions(Vec<u64>),
-    Stats { tx: Stats, rx: Option<Stats> },
+    Stats {
+        tx: Stats,
+        rx: Option<Stats>,
+        #[serde(default)]
+        tx2: Option<Stats>,
+    },
     Injected(u32),
     /// (addr, len, options, tag) of each RX descriptor; the tag is the
     /// sequence number the frame's payload carries.
     Rx(Vec<(u64, u32, u32, u32)>),
     Rings(RingIdx),
+    /// KickBoth: each socket's sendto result, and the completions drained
+    /// afterwards split by [`Setup::owner`], each list in ring order.
+    /// Which socket's completions come first is not compared: the two
+    /// sendto calls hold different xs->mutex, and each skb's destructor
+    /// (xsk_destruct_skb) takes the pool's CQ lock on its own, so the
+    /// interleaving is the scheduler's. Within one socket the order is its
+    /// transmit order (one skb at a time under its mutex, each completed
+    /// inside __dev_direct_xmit on veth).
+    Both { kicks: [i32; 2], first: Vec<u64>, second: Vec<u64> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -80,13 +80,33 @@ impl<T: Clone> Ring<T> {
     }
 }
 
+/// One TX socket: its ring, its counters, and the multi-buffer state of
+/// struct xdp_sock.
+#[derive(Debug, Clone)]
+pub struct TxSock {
+    pub tx: Ring<(u64, u32, u32)>,
+    pub stats: Stats,
+    /// xs->skb: the (addr, len) of each descriptor of the packet being
+    /// built; its CQ slots are reserved.
+    pub skb: Option<Vec<(u64, u32)>>,
+    /// xs->drain_cont: the rest of a dropped packet is still to come.
+    pub drain_cont: bool,
+}
+
+impl TxSock {
+    fn new(size: u32) -> TxSock {
+        TxSock { tx: Ring::new(size), stats: Stats::default(), skb: None, drain_cont: false }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Model {
     pub setup: Setup,
     pub profile: Profile,
-    pub tx: Ring<(u64, u32, u32)>,
+    /// The TX socket, and the second one when the umem is shared.
+    pub socks: Vec<TxSock>,
+    /// The completion ring (one per buffer pool, so shared).
     pub cq: Ring<u64>,
-    pub tx_stats: Stats,
     /// The tag last written into each TX umem frame (by frame start).
     pub tx_tags: HashMap<u64, u32>,
     pub tx_seq: u32,
@@ -110,9 +130,8 @@ impl Model {
         Model {
             setup: setup.clone(),
             profile: *profile,
-            tx: Ring::new(setup.tx_size),
+            socks: (0..1 + setup.shared as usize).map(|_| TxSock::new(setup.tx_size)).collect(),
             cq: Ring::new(setup.comp_size),
-            tx_stats: Stats::default(),
             tx_tags: HashMap::new(),
             tx_seq: 0,
             fill: Ring::new(if rx { setup.fill_size } else { 0 }),
@@ -127,14 +146,19 @@ impl Model {
 
     pub fn apply(&mut self, op: &Op) -> Obs {
         match op {
-            Op::Tx(descs) => Obs::Reserved(self.submit_tx(descs)),
-            Op::Kick => Obs::Kicks(vec![self.sendto()]),
+            Op::Tx(descs) => Obs::Reserved(self.submit_tx(0, descs)),
+            Op::Kick => Obs::Kicks(vec![self.sendto(0)]),
             Op::KickIdle => Obs::Kicks(self.kick_idle()),
             Op::DrainCq(n) => Obs::Completions(self.cq.user_take(*n)),
             Op::Stats => Obs::Stats {
-                tx: self.tx_stats,
+                tx: self.socks[0].stats,
                 rx: self.setup.rx_socket.then_some(self.rx_stats),
+                tx2: self.socks.get(1).map(|k| k.stats),
             },
+            Op::Tx2(descs) => Obs::Reserved(self.socks.len() > 1 && self.submit_tx(1, descs)),
+            Op::Kick2 => Obs::Kicks(vec![if self.socks.len() > 1 { self.sendto(1) } else { 0 }]),
+            Op::KickBoth => self.kick_both(),
+            Op::Rings => Obs::Rings(self.rings()),
             Op::Fill(n) => Obs::Reserved(self.user_fill(*n)),
             Op::Inject(lens) => {
                 for len in lens {
@@ -155,11 +179,12 @@ impl Model {
     /// drivers call xsk_{set,clear}_{rx,tx}_need_wakeup).
     pub fn rings(&self) -> RingIdx {
         RingIdx {
-            tx: (self.tx.prod, self.tx.cons),
+            tx: (self.socks[0].tx.prod, self.socks[0].tx.cons),
             cq: (self.cq.prod, self.cq.cons),
             fill: (self.fill.prod, self.fill.cons),
             rx: (self.rx.prod, self.rx.cons),
             flags: [(self.setup.tx_size > 0) as u32, 0, 0, 0],
+            tx2: self.socks.get(1).map_or((0, 0), |k| (k.tx.prod, k.tx.cons)),
         }
     }
 }

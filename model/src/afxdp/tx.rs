@@ -1,7 +1,8 @@
-//! Copy-mode transmit: __xsk_generic_xmit (net/xdp/xsk.c, 6.12.117) for a
-//! single-buffer socket without TX metadata, on a veth.
+//! Copy-mode transmit: __xsk_generic_xmit (net/xdp/xsk.c, 6.12.117
+//! l.991-1100) for a socket without TX metadata, on a veth; multi-buffer
+//! packets in packet.rs.
 
-use super::scenario::{TxDesc, ETH_P_RINGLAB};
+use super::scenario::{Obs, TxDesc, ETH_P_RINGLAB, XDP_PKT_CONTD};
 use super::state::Model;
 use super::validate::aligned_valid;
 
@@ -15,12 +16,24 @@ const XDP_TX_METADATA: u32 = 1 << 1;
 /// The Ethernet header the XDP program must see to redirect a frame.
 const ETH_HLEN: u32 = 14;
 
+/// xp_mb_desc.
+pub(super) fn contd(options: u32) -> bool {
+    options & XDP_PKT_CONTD != 0
+}
+
+/// What one descriptor did inside the loop.
+pub(super) enum Step {
+    Next,
+    Return(i32),
+}
+
 impl Model {
-    /// libxdp reserve + write + submit; the harness writes the frame's
-    /// header and tag into the umem at submit time, and so does this.
-    pub(super) fn submit_tx(&mut self, descs: &[TxDesc]) -> bool {
+    /// libxdp reserve + write + submit on socket `s`; the harness writes
+    /// the frame's header and tag into the umem at submit time, and so
+    /// does this.
+    pub(super) fn submit_tx(&mut self, s: usize, descs: &[TxDesc]) -> bool {
         let items: Vec<_> = descs.iter().map(|d| (d.addr, d.len, d.options)).collect();
-        if !self.tx.user_reserve(&items) {
+        if !self.socks[s].tx.user_reserve(&items) {
             return false;
         }
         for d in descs {
@@ -32,43 +45,35 @@ impl Model {
         true
     }
 
-    /// One sendto(MSG_DONTWAIT): 0 or an errno. Copy mode always has
-    /// XDP_WAKEUP_TX in pool->cached_need_wakeup (xp_create_and_assign_umem
-    /// sets it and no copy-mode path clears it), so __xsk_sendmsg always
-    /// calls xsk_generic_xmit, need_wakeup or not.
-    pub(super) fn sendto(&mut self) -> i32 {
-        let ret = self.generic_xmit();
+    /// One sendto(MSG_DONTWAIT) on socket `s`: 0 or an errno. Copy mode
+    /// always has XDP_WAKEUP_TX in pool->cached_need_wakeup
+    /// (xp_create_and_assign_umem sets it and no copy-mode path clears it),
+    /// so __xsk_sendmsg always calls xsk_generic_xmit, need_wakeup or not.
+    pub(super) fn sendto(&mut self, s: usize) -> i32 {
+        let ret = self.generic_xmit(s);
         if self.profile.tx_cons_published_on_return {
-            self.tx.cons = self.tx.cached_cons;
+            let k = &mut self.socks[s];
+            k.tx.cons = k.tx.cached_cons;
         }
         ret
     }
 
-    fn generic_xmit(&mut self) -> i32 {
+    fn generic_xmit(&mut self, s: usize) -> i32 {
         let mut budget = self.profile.tx_budget;
         let (chunk, umem_len) = (self.setup.frame_size, self.setup.umem_len());
         // while (xskq_cons_peek_desc(xs->tx, &desc, xs->pool))
         loop {
-            let Some((addr, len, options)) = self.tx.kernel_peek() else {
+            let Some((addr, len, options)) = self.socks[s].tx.kernel_peek() else {
                 // xskq_cons_read_desc on an empty ring: queue_empty_descs++.
-                self.tx_stats.tx_ring_empty_descs += 1;
+                self.socks[s].stats.tx_ring_empty_descs += 1;
                 return 0;
             };
             if !aligned_valid(addr, len, options, chunk, umem_len) {
-                // xskq_cons_is_valid_desc: invalid_descs++, peek fails; the
-                // ring still has it, so `if (xskq_has_descs(xs->tx))` after
-                // the loop completes it through xsk_cq_submit_addr_single_locked
-                // (publishing at once: on veth no earlier TX is in flight),
-                // releases it and returns 0. With the CQ full it undoes the
-                // count (invalid_descs--) and returns -EAGAIN.
-                self.tx_stats.tx_invalid_descs += 1;
-                if !self.cq.kernel_has_room() {
-                    self.tx_stats.tx_invalid_descs -= 1;
-                    return EAGAIN;
-                }
-                self.cq.kernel_push(addr);
-                self.tx.cached_cons = self.tx.cached_cons.wrapping_add(1);
-                return 0;
+                // xskq_cons_is_valid_desc: invalid_descs++, the loop ends
+                // with the descriptor still in the ring: `if
+                // (xskq_has_descs(xs->tx))` (l.1075).
+                self.socks[s].stats.tx_invalid_descs += 1;
+                return self.invalid_after_loop(s, addr, options);
             }
             // `if (max_batch-- == 0) { err = -EAGAIN; goto out; }`: the
             // descriptor stays (peek does not consume).
@@ -76,46 +81,93 @@ impl Model {
                 return EAGAIN;
             }
             budget -= 1;
+            if self.socks[s].drain_cont {
+                match self.drain_one(s, addr, options) {
+                    Step::Next => continue,
+                    Step::Return(e) => return e,
+                }
+            }
             // xsk_cq_reserve_addr_locked: the backpressure on the CQ.
-            if !self.cq.kernel_has_room() {
+            if !self.cq.prod_reserve(addr, !self.profile.cq_addr_on_submit) {
                 return self.profile.cq_full_errno;
             }
-            // xsk_build_skb: XDP_TX_METADATA without tx_metadata_len is
-            // -EINVAL, the CQ slot cancelled, the descriptor left in place.
-            if options & XDP_TX_METADATA != 0 {
+            // xsk_build_skb: XDP_TX_METADATA on a packet's first descriptor
+            // without tx_metadata_len is -EINVAL, the CQ slot cancelled,
+            // the descriptor left in place.
+            if self.socks[s].skb.is_none() && options & XDP_TX_METADATA != 0 {
+                self.cq.prod_cancel(1);
                 return EINVAL;
             }
-            // xskq_cons_release, __dev_direct_xmit. veth frees (orphans)
-            // the skb inside the call, so xsk_destruct_skb publishes the
-            // completion before sendto returns, in order.
-            self.tx.cached_cons = self.tx.cached_cons.wrapping_add(1);
-            self.cq.kernel_push(self.profile.completed_addr(addr));
-            // veth_xmit drops, with NET_XMIT_DROP, a frame shorter than
-            // ETH_HLEN (pskb_may_pull) or longer than is_skb_forwardable
-            // allows (MTU + ETH_HLEN + VLAN_HLEN): the skb is freed (so
-            // completed) and __xsk_generic_xmit returns -EBUSY.
-            if !(ETH_HLEN..=VETH_MAX).contains(&len) {
-                return EBUSY;
+            if self.overflows(s, addr, len, options) {
+                continue;
             }
-            if self.setup.loopback && self.setup.rx_socket && len >= ETH_HLEN {
-                let _ = ETH_P_RINGLAB; // the harness writes it into the frame
-                let tag = self.tx_tags.get(&addr).copied().unwrap_or(u32::MAX);
-                self.deliver(len, tag);
+            // xskq_cons_release.
+            let k = &mut self.socks[s];
+            k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
+            let mut pkt = k.skb.take().unwrap_or_default();
+            pkt.push((addr, len));
+            if contd(options) {
+                k.skb = Some(pkt);
+                continue;
+            }
+            if let Step::Return(e) = self.direct_xmit(&pkt) {
+                return e;
             }
         }
     }
 
-    /// sendto until a call moves nothing: the TX consumer stays put (every
-    /// transmitted or invalid descriptor advances it).
+    /// __dev_direct_xmit of a whole packet. veth frees (orphans) the skb
+    /// inside the call, so xsk_destruct_skb publishes its completions
+    /// before sendto returns, in order. veth_xmit drops, with
+    /// NET_XMIT_DROP, a frame shorter than ETH_HLEN (pskb_may_pull) or
+    /// longer than is_skb_forwardable allows (MTU + ETH_HLEN + VLAN_HLEN):
+    /// the skb is freed (so completed) and __xsk_generic_xmit returns
+    /// -EBUSY.
+    fn direct_xmit(&mut self, pkt: &[(u64, u32)]) -> Step {
+        let addrs = self.completed_addrs(pkt);
+        self.cq.prod_submit(&addrs, self.profile.cq_addr_on_submit);
+        let len: u32 = pkt.iter().map(|d| d.1).sum();
+        if !(ETH_HLEN..=VETH_MAX).contains(&len) {
+            return Step::Return(EBUSY);
+        }
+        if self.setup.loopback && self.setup.rx_socket && pkt.len() == 1 {
+            let _ = ETH_P_RINGLAB; // the harness writes it into the frame
+            let tag = self.tx_tags.get(&pkt[0].0).copied().unwrap_or(u32::MAX);
+            self.deliver(len, tag);
+        }
+        Step::Next
+    }
+
+    /// The addresses the CQ receives for a sent packet's descriptors.
+    pub(super) fn completed_addrs(&self, pkt: &[(u64, u32)]) -> Vec<u64> {
+        pkt.iter()
+            .enumerate()
+            .map(|(i, d)| if i == 0 || !self.profile.cq_addr_on_submit { self.profile.completed_addr(d.0) } else { d.0 })
+            .collect()
+    }
+
+    /// sendto on socket 0 until a call moves nothing: the TX consumer
+    /// stays put (every transmitted or invalid descriptor advances it).
     pub(super) fn kick_idle(&mut self) -> Vec<i32> {
         let mut out = Vec::new();
         for _ in 0..self.setup.tx_size + 4 {
-            let before = self.tx.cached_cons;
-            out.push(self.sendto());
-            if self.tx.cached_cons == before {
+            let before = self.socks[0].tx.cached_cons;
+            out.push(self.sendto(0));
+            if self.socks[0].tx.cached_cons == before {
                 break;
             }
         }
         out
+    }
+
+    /// Both sockets' sendto, then the whole CQ drained and split by owner.
+    /// Scenarios give KickBoth only valid single-buffer descriptors with
+    /// room in the CQ for all of them, where one interleaving of the two
+    /// calls predicts every other.
+    pub(super) fn kick_both(&mut self) -> Obs {
+        let kicks = [self.sendto(0), if self.socks.len() > 1 { self.sendto(1) } else { 0 }];
+        let all = self.cq.user_take(self.setup.comp_size);
+        let (first, second) = all.into_iter().partition(|a| self.setup.owner(*a) == 0);
+        Obs::Both { kicks, first, second }
     }
 }
