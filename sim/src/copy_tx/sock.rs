@@ -156,6 +156,7 @@ impl XskSock {
     fn publish_but(&mut self, keep: u32) {
         use crate::sync::Ordering::Relaxed;
         let upto = sub(self.tx.cached_cons(), keep);
+        // Relaxed: our own counter; only we store it.
         let cons = self.tx.ring().consumer().load(Relaxed);
         if (1..=self.tx.ring().size()).contains(&sub(upto, cons)) {
             self.cost.index_store();
