@@ -79,6 +79,10 @@ pub fn mutants() -> Vec<&'static str> {
             cfg!(feature = "mutant-xsk-cq-leak-2019"),
         ),
         (
+            "mutant-xsk-cq-resv-fail",
+            cfg!(feature = "mutant-xsk-cq-resv-fail"),
+        ),
+        (
             "mutant-mb-send-partial",
             cfg!(feature = "mutant-mb-send-partial"),
         ),

@@ -98,6 +98,16 @@ impl XskSock {
             }
             Some(d) => {
                 if pool.cq.reserve(pool.completion, &[d.addr], &mut self.cost) == 0 {
+                    // mutant-xsk-cq-resv-fail: the skb was built before the
+                    // reservation (before a6e944f25cdb, "xsk: Fix generic
+                    // transmit when completion queue reservation fails");
+                    // freeing it runs the destructor, which submits a slot
+                    // that was never reserved.
+                    if cfg!(feature = "mutant-xsk-cq-resv-fail") {
+                        let skb = self.build_skb(pool, d);
+                        self.tx.release();
+                        pool.destruct_skb(skb, &mut self.cost);
+                    }
                     self.end_call();
                 } else {
                     self.call.stage = Stage::Reserved;
