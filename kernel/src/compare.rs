@@ -1,8 +1,10 @@
 //! Model against kernel, observation by observation. Every field is
 //! compared exactly, completion addresses included in ring order: a single
 //! socket on veth completes in transmit order (xsk_destruct_skb runs inside
-//! __dev_direct_xmit, one skb at a time). Only sockets sharing a umem would
-//! interleave completions, and no scenario shares one yet.
+//! __dev_direct_xmit, one skb at a time), and so do shared-umem sockets
+//! whose sendto calls follow one another. Only Op::KickBoth, two sendto
+//! calls at once on sockets sharing the CQ, is compared per socket
+//! (Obs::Both), the interleaving being the scheduler's.
 
 use serde::{Deserialize, Serialize};
 
