@@ -40,55 +40,39 @@ std_only! {
 
 /// The mutant features this build was compiled with.
 pub fn mutants() -> Vec<&'static str> {
-    let all = [
-        ("mutant-xsk-rmb", cfg!(feature = "mutant-xsk-rmb")),
-        ("mutant-barrier-a", cfg!(feature = "mutant-barrier-a")),
-        ("mutant-barrier-b", cfg!(feature = "mutant-barrier-b")),
-        ("mutant-barrier-d", cfg!(feature = "mutant-barrier-d")),
-        ("mutant-wrapping-add", cfg!(feature = "mutant-wrapping-add")),
-        (
-            "mutant-batch-release-count",
-            cfg!(feature = "mutant-batch-release-count"),
-        ),
-        (
-            "mutant-reserve-partial",
-            cfg!(feature = "mutant-reserve-partial"),
-        ),
-        (
-            "mutant-cached-cons-offset",
-            cfg!(feature = "mutant-cached-cons-offset"),
-        ),
-        (
-            "mutant-cons-no-publish",
-            cfg!(feature = "mutant-cons-no-publish"),
-        ),
-        (
-            "mutant-xsk-immature-cq",
-            cfg!(feature = "mutant-xsk-immature-cq"),
-        ),
-        (
-            "mutant-xsk-txbusy-rollback",
-            cfg!(feature = "mutant-xsk-txbusy-rollback"),
-        ),
-        (
-            "mutant-xsk-shared-cq-race",
-            cfg!(feature = "mutant-xsk-shared-cq-race"),
-        ),
-        (
-            "mutant-xsk-cq-leak-2019",
-            cfg!(feature = "mutant-xsk-cq-leak-2019"),
-        ),
-        (
-            "mutant-xsk-cq-resv-fail",
-            cfg!(feature = "mutant-xsk-cq-resv-fail"),
-        ),
-        (
-            "mutant-mb-send-partial",
-            cfg!(feature = "mutant-mb-send-partial"),
-        ),
+    macro_rules! on {
+        ($($f:literal),* $(,)?) => {
+            [$(($f, cfg!(feature = $f))),*]
+        };
+    }
+    let all = on![
+        "mutant-xsk-rmb",
+        "mutant-barrier-a",
+        "mutant-barrier-b",
+        "mutant-barrier-d",
+        "mutant-wrapping-add",
+        "mutant-batch-release-count",
+        "mutant-reserve-partial",
+        "mutant-cached-cons-offset",
+        "mutant-cons-no-publish",
+        "mutant-xsk-immature-cq",
+        "mutant-xsk-txbusy-rollback",
+        "mutant-xsk-shared-cq-race",
+        "mutant-xsk-cq-leak-2019",
+        "mutant-xsk-cq-resv-fail",
+        "mutant-mb-send-partial",
     ];
     all.into_iter()
         .filter(|(_, on)| *on)
         .map(|(name, _)| name)
         .collect()
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    #[test]
+    fn mutants_names_exactly_the_features_built_in() {
+        let on = super::mutants();
+        assert_eq!(on.contains(&"mutant-xsk-rmb"), cfg!(feature = "mutant-xsk-rmb"));
+    }
 }

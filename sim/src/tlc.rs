@@ -89,11 +89,7 @@ mod tests {
     use super::*;
 
     fn result(tool_output: &str) -> TlcResult {
-        let mut p = ringlab_tlc::Parser::new(&[]);
-        for l in tool_output.lines() {
-            p.feed(l);
-        }
-        p.finish(1.0, Some(0), "")
+        ringlab_tlc::Parser::parse_str(tool_output)
     }
 
     #[test]
