@@ -1,9 +1,9 @@
 //! Scenarios drawn from a seed: a setup, then operations mixing valid TX
-//! descriptors with every invalid class, kicks, completion drains,
-//! statistics, and (with an RX socket) fills, injected frames and RX
-//! consumption; with XDP_USE_SG multi-buffer packets, with a shared umem
-//! a second socket (gen_mb.rs). The same seed always gives the same
-//! scenario.
+//! descriptors with every invalid class, kicks, poll(2), completion
+//! drains, statistics (also read with short and long optlens), and (with
+//! an RX socket) fills, injected frames, RX consumption and polls; with
+//! XDP_USE_SG multi-buffer packets, with a shared umem a second socket
+//! (gen_mb.rs). The same seed always gives the same scenario.
 
 use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
 use ringlab_sim::rng::Rng;
@@ -62,11 +62,17 @@ pub(crate) fn invalid(r: &mut Rng, s: &Setup, class: Invalid) -> TxDesc {
         Invalid::UnknownOption => (base, 60, 1 << pick(r, &[2, 5, 31])),
         Invalid::AddrWraps => (u64::MAX - pick(r, &[0, 5, 100]), 60, 0),
         Invalid::LenMax => (base, u32::MAX, 0),
+        Invalid::LenWrapsU32 => {
+            let off = fs - pick(r, &[16, 60]);
+            (base + off, (u32::MAX - off as u32) + 1 + pick(r, &[1, 60]), 0)
+        }
+        Invalid::AddrTopChunk => (!(fs - 1), pick(r, &[60, s.frame_size]), 0),
+        Invalid::OptionsAllUnknown => (base, 60, !0b11),
     };
     TxDesc { addr, len, options, class: format!("{class:?}") }
 }
 
-pub(crate) const CLASSES: [Invalid; 7] = [
+pub(crate) const CLASSES: [Invalid; 10] = [
     Invalid::ZeroLen,
     Invalid::PastUmem,
     Invalid::Straddle,
@@ -74,6 +80,9 @@ pub(crate) const CLASSES: [Invalid; 7] = [
     Invalid::UnknownOption,
     Invalid::AddrWraps,
     Invalid::LenMax,
+    Invalid::LenWrapsU32,
+    Invalid::AddrTopChunk,
+    Invalid::OptionsAllUnknown,
 ];
 
 fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
@@ -121,7 +130,7 @@ pub fn scenario(seed: u64) -> Scenario {
     let mut ops = Vec::new();
     for _ in 0..n {
         let (rx, sh) = (s.rx_socket as u32, s.shared as u32);
-        let w = [6, 3, 4, 3, 2, 3 * rx, 3 * rx, 3 * rx, 4 * sh, 3 * sh, 1];
+        let w = [6, 3, 4, 3, 2, 3 * rx, 3 * rx, 3 * rx, 4 * sh, 3 * sh, 1, 2, 2 * rx, 1];
         ops.push(match r.weighted(&w) {
             0 => Op::Tx(tx_descs(&mut r, &s)),
             1 => Op::Kick,
@@ -133,7 +142,10 @@ pub fn scenario(seed: u64) -> Scenario {
             7 => Op::ConsumeRx(r.one_to(s.rx_size + 2)),
             8 => Op::Tx2(tx_descs(&mut r, &s)),
             9 => Op::Kick2,
-            _ => Op::Rings,
+            10 => Op::Rings,
+            11 => Op::Poll,
+            12 => Op::PollRx,
+            _ => Op::StatsLen(pick(&mut r, &[16, 24, 40, 48, 64])),
         });
     }
     ops.push(Op::KickIdle);

@@ -7,6 +7,7 @@ pub mod bpf;
 pub mod inject;
 pub mod interrupt;
 pub mod mmap_ring;
+pub mod poll;
 pub mod sandbox;
 pub mod shared;
 pub mod sys;

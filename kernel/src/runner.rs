@@ -15,6 +15,7 @@ use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH
 use ringlab_sim::ring::{RingMem, XdpDesc};
 
 use crate::env::Env;
+use crate::poll::{poll_once, stats_len};
 use crate::shared::{kick_fd, SharedXsk};
 use crate::sys::XdpStatistics;
 use crate::xsk::{Xsk, XskConfig};
@@ -141,6 +142,20 @@ impl Run<'_> {
                 Obs::Both { kicks, first, second }
             }
             Op::Rings => Obs::Rings(self.rings()),
+            Op::Poll => {
+                // xsk_poll transmits in copy mode: settle as after a sendto.
+                let r = poll_once(self.tx.fd)?;
+                self.settle()?;
+                Obs::Revents(r)
+            }
+            Op::PollRx => Obs::Revents(match &self.rx {
+                Some(x) => poll_once(x.fd)?,
+                None => 0,
+            }),
+            Op::StatsLen(len) => Obs::StatsWords {
+                tx: stats_len(self.tx.fd, *len),
+                rx: self.rx.as_ref().map(|x| stats_len(x.fd, *len)),
+            },
             Op::KickIdle => {
                 let mut v = Vec::new();
                 for _ in 0..self.setup.tx_size + 4 {

@@ -8,6 +8,7 @@
 
 mod cq;
 mod packet;
+mod poll;
 mod profile;
 mod rx;
 mod scenario;
@@ -15,6 +16,7 @@ mod state;
 mod tx;
 mod validate;
 
+pub use poll::{POLLIN_MASK, POLLOUT_MASK};
 pub use profile::{DropFrags, Profile};
 pub use scenario::{
     Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,

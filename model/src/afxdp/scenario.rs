@@ -102,6 +102,13 @@ pub enum Op {
     KickBoth,
     /// The published ring counters now (as at the end).
     Rings,
+    /// poll(2) on the TX socket for POLLIN | POLLRDNORM | POLLOUT |
+    /// POLLWRNORM, timeout 0.
+    Poll,
+    /// The same poll(2) on the RX socket.
+    PollRx,
+    /// getsockopt(XDP_STATISTICS) on each socket with this optlen.
+    StatsLen(u32),
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +163,11 @@ pub enum Obs {
     /// transmit order (one skb at a time under its mutex, each completed
     /// inside __dev_direct_xmit on veth).
     Both { kicks: [i32; 2], first: Vec<u64>, second: Vec<u64> },
+    /// poll's revents.
+    Revents(u32),
+    /// StatsLen: per socket, the u64 words getsockopt wrote (the optlen it
+    /// returned / 8), or the errno.
+    StatsWords { tx: Result<Vec<u64>, i32>, rx: Option<Result<Vec<u64>, i32>> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

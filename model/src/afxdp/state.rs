@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::profile::Profile;
+use super::poll::stats_words;
 use super::scenario::{Obs, Op, RingIdx, Setup, Stats};
 
 /// One ring: `prod`/`cons` are the published `->producer`/`->consumer`;
@@ -169,6 +170,12 @@ impl Model {
                 Obs::Injected(lens.len() as u32)
             }
             Op::ConsumeRx(n) => Obs::Rx(self.consume_rx(*n)),
+            Op::Poll => Obs::Revents(self.poll_tx()),
+            Op::PollRx => Obs::Revents(self.poll_rx()),
+            Op::StatsLen(len) => Obs::StatsWords {
+                tx: stats_words(&self.socks[0].stats, *len),
+                rx: self.setup.rx_socket.then(|| stats_words(&self.rx_stats, *len)),
+            },
         }
     }
 

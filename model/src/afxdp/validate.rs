@@ -49,4 +49,13 @@ pub enum Invalid {
     AddrWraps,
     /// len u32::MAX: `offset + len` exceeds u32 but not u64.
     LenMax,
+    /// len close to u32::MAX with an offset near the chunk end, so that
+    /// `offset + len` is just past 2^32: it would pass the chunk check if
+    /// it were computed in u32 (it is u64, xsk_queue.h:174).
+    LenWrapsU32,
+    /// addr at the start of the last chunk below 2^64 (offset 0, so only
+    /// `addr >= pool->addrs_cnt` rejects it), `addr + len` wrapping u64.
+    AddrTopChunk,
+    /// Every option bit but XDP_PKT_CONTD | XDP_TX_METADATA.
+    OptionsAllUnknown,
 }
