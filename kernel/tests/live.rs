@@ -8,40 +8,13 @@
 
 use ringlab_kernel::campaign::{self, in_sandbox, Opts};
 use ringlab_kernel::compare::check;
-use ringlab_kernel::env::{release, skip_reason};
+use ringlab_kernel::env::release;
 use ringlab_kernel::runner;
 use ringlab_model::afxdp::{predict, Invalid, Obs, Op, Profile, RingIdx, Scenario, Setup, Stats, TxDesc, XDP_PKT_CONTD};
 
-fn skip() -> bool {
-    match skip_reason() {
-        Some(why) => {
-            println!("SKIP: {why}");
-            true
-        }
-        None => false,
-    }
-}
+mod common;
 
-fn setup(rx_socket: bool, loopback: bool) -> Setup {
-    Setup {
-        frame_size: 4096,
-        frames: 64,
-        headroom: 0,
-        fill_size: 64,
-        comp_size: 64,
-        rx_size: 64,
-        tx_size: 64,
-        need_wakeup: true,
-        rx_socket,
-        loopback,
-        sg: false,
-        shared: false,
-    }
-}
-
-fn desc(addr: u64, len: u32, options: u32, class: &str) -> TxDesc {
-    TxDesc { addr, len, options, class: class.into() }
-}
+use common::{desc, setup, skip};
 
 /// Runs `s` on the kernel; panics with both sides on a divergence.
 fn agree(s: Scenario) {

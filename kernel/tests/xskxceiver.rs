@@ -7,40 +7,13 @@
 //! when this process cannot use AF_XDP (not root, no AF_XDP).
 
 use ringlab_kernel::campaign::in_sandbox;
-use ringlab_kernel::env::{release, skip_reason};
+use ringlab_kernel::env::release;
 use ringlab_kernel::runner;
-use ringlab_model::afxdp::{predict, Obs, Op, Profile, Scenario, Setup, Stats, TxDesc, POLLIN_MASK, POLLOUT_MASK};
+use ringlab_model::afxdp::{predict, Obs, Op, Profile, Scenario, Setup, Stats, POLLIN_MASK, POLLOUT_MASK};
 
-fn skip() -> bool {
-    match skip_reason() {
-        Some(why) => {
-            println!("SKIP: {why}");
-            true
-        }
-        None => false,
-    }
-}
+mod common;
 
-fn setup(rx_socket: bool, loopback: bool) -> Setup {
-    Setup {
-        frame_size: 4096,
-        frames: 64,
-        headroom: 0,
-        fill_size: 64,
-        comp_size: 64,
-        rx_size: 64,
-        tx_size: 64,
-        need_wakeup: true,
-        rx_socket,
-        loopback,
-        sg: false,
-        shared: false,
-    }
-}
-
-fn desc(addr: u64, len: u32, options: u32, class: &str) -> TxDesc {
-    TxDesc { addr, len, options, class: class.into() }
-}
+use common::{desc, setup, skip};
 
 fn profile() -> Profile {
     Profile::for_release(&release())
