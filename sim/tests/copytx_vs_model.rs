@@ -118,17 +118,23 @@ impl Shapes for Single {
             start(),
         )
             .prop_map(|((design, batch), frames, tx_size, tx_start, cq_start)| {
-                let mut sim = CopyTxConfig::new(design, batch, 2, frames);
-                sim.spec.tx_size = tx_size;
-                sim.spec.cq_size = 2;
-                sim.spec.budget = 2;
-                sim.tx_start = tx_start;
-                sim.cq_start = cq_start;
-                sim.publish = Publish::EachStep;
-                Ref::new(sim)
+                let sim = CopyTxConfig::new(design, batch, 2, frames);
+                sized(sim, tx_size, 2, tx_start, cq_start)
             })
             .boxed()
     }
+}
+
+/// The rings' sizes and start indices, a budget of 2, and the consumer
+/// published at every step so the application's view matches the spec's.
+fn sized(mut sim: CopyTxConfig, tx_size: usize, cq_size: usize, tx_start: u32, cq_start: u32) -> Ref {
+    sim.spec.tx_size = tx_size;
+    sim.spec.cq_size = cq_size;
+    sim.spec.budget = 2;
+    sim.tx_start = tx_start;
+    sim.cq_start = cq_start;
+    sim.publish = Publish::EachStep;
+    Ref::new(sim)
 }
 
 /// Multi-buffer packets on design b, with the spec's two choices: half
@@ -154,15 +160,9 @@ impl Shapes for Multi {
         )
             .prop_map(
                 |((drop, publish), max_frags, frames, tx_size, cq_size, tx_start, cq_start)| {
-                    let mut sim = CopyTxConfig::new(Design::B, 0, 2, frames)
+                    let sim = CopyTxConfig::new(Design::B, 0, 2, frames)
                         .multi_buf(max_frags, drop, publish);
-                    sim.spec.tx_size = tx_size;
-                    sim.spec.cq_size = cq_size;
-                    sim.spec.budget = 2;
-                    sim.tx_start = tx_start;
-                    sim.cq_start = cq_start;
-                    sim.publish = Publish::EachStep;
-                    Ref::new(sim)
+                    sized(sim, tx_size, cq_size, tx_start, cq_start)
                 },
             )
             .boxed()
