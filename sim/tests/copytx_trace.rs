@@ -58,19 +58,10 @@ fn walk(cfg: &Config, seed: u64) -> (Vec<State>, Vec<Option<Action>>) {
 /// The candidate TLC names for `a`: its name and its parameter.
 fn tla_name(cfg: &Config, a: &Action) -> String {
     let sock = |s: u8| format!("{}({})", a.name(), cfg.sockets[s as usize]);
-    match *a {
-        Action::UserReap => "UserReap".into(),
-        Action::DriverFree { f, .. } => format!("DriverFree({})", cfg.frames[f as usize]),
-        Action::UserSubmit { s, .. }
-        | Action::Sendto { s }
-        | Action::XmitReserve { s }
-        | Action::XmitReserveStore { s }
-        | Action::XmitAllocFail { s }
-        | Action::XmitSend { s, .. }
-        | Action::XmitBatchReserve { s }
-        | Action::XmitBatchAlloc { s, .. }
-        | Action::XmitBatchAllocFail { s }
-        | Action::XmitBatchSend { s, .. } => sock(s),
+    match (*a, a.socket()) {
+        (_, Some(s)) => sock(s),
+        (Action::DriverFree { f, .. }, None) => format!("DriverFree({})", cfg.frames[f as usize]),
+        _ => a.name().into(),
     }
 }
 

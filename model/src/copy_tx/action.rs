@@ -53,6 +53,24 @@ pub enum Action {
 }
 
 impl Action {
+    /// The socket the action is for (every action but UserReap and
+    /// DriverFree names one).
+    pub fn socket(&self) -> Option<Sock> {
+        match *self {
+            Action::UserSubmit { s, .. }
+            | Action::Sendto { s }
+            | Action::XmitReserve { s }
+            | Action::XmitReserveStore { s }
+            | Action::XmitAllocFail { s }
+            | Action::XmitSend { s, .. }
+            | Action::XmitBatchReserve { s }
+            | Action::XmitBatchAlloc { s, .. }
+            | Action::XmitBatchAllocFail { s }
+            | Action::XmitBatchSend { s, .. } => Some(s),
+            Action::UserReap | Action::DriverFree { .. } => None,
+        }
+    }
+
     /// The spec's name of the action.
     pub fn name(&self) -> &'static str {
         match self {

@@ -161,17 +161,9 @@ impl CopyTx {
 
 /// The socket an action of the kernel's sendto loop is for.
 pub fn sock_of(a: &Action) -> Option<usize> {
-    match *a {
-        Action::Sendto { s }
-        | Action::XmitReserve { s }
-        | Action::XmitReserveStore { s }
-        | Action::XmitAllocFail { s }
-        | Action::XmitSend { s, .. }
-        | Action::XmitBatchReserve { s }
-        | Action::XmitBatchAlloc { s, .. }
-        | Action::XmitBatchAllocFail { s }
-        | Action::XmitBatchSend { s, .. } => Some(s as usize),
-        Action::UserSubmit { .. } | Action::UserReap | Action::DriverFree { .. } => None,
+    match a {
+        Action::UserSubmit { .. } => None,
+        _ => a.socket().map(usize::from),
     }
 }
 
