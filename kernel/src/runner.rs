@@ -64,36 +64,30 @@ struct Run<'e> {
     seen0: u64,
 }
 
-pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
-    let st = &s.setup;
-    let tx = Xsk::create(&XskConfig {
-        ifindex: env.ifindex_a,
+/// A socket of the scenario's setup on queue 0 of `ifindex`, with only the
+/// rings its side uses (a size of 0 leaves a ring out).
+fn socket(st: &Setup, ifindex: u32, rx_size: u32, tx_size: u32, sg: bool) -> XskConfig {
+    XskConfig {
+        ifindex,
         queue: 0,
         frames: st.frames,
         frame_size: st.frame_size,
         headroom: st.headroom,
         fill_size: st.fill_size,
         comp_size: st.comp_size,
-        rx_size: 0,
-        tx_size: st.tx_size,
+        rx_size,
+        tx_size,
         need_wakeup: st.need_wakeup,
-        sg: st.sg,
-    })?;
+        sg,
+    }
+}
+
+pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
+    let st = &s.setup;
+    let tx = Xsk::create(&socket(st, env.ifindex_a, 0, st.tx_size, st.sg))?;
     let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, st.tx_size)?) } else { None };
     let rx = if st.rx_socket {
-        let x = Xsk::create(&XskConfig {
-            ifindex: env.ifindex_b,
-            queue: 0,
-            frames: st.frames,
-            frame_size: st.frame_size,
-            headroom: st.headroom,
-            fill_size: st.fill_size,
-            comp_size: st.comp_size,
-            rx_size: st.rx_size,
-            tx_size: 0,
-            need_wakeup: st.need_wakeup,
-            sg: false,
-        })?;
+        let x = Xsk::create(&socket(st, env.ifindex_b, st.rx_size, 0, false))?;
         env.prog.insert(0, x.fd)?;
         Some(x)
     } else {

@@ -180,14 +180,19 @@ mod tests {
     use super::*;
     use crate::copy_tx::Design;
 
+    /// Rings of 8 and a budget of 8, seeded.
+    fn eights(mut cfg: CopyTxConfig, seed: u64) -> CopyTxConfig {
+        cfg.spec.tx_size = 8;
+        cfg.spec.cq_size = 8;
+        cfg.spec.budget = 8;
+        cfg.seed = seed;
+        cfg
+    }
+
     #[test]
     fn threads_complete_every_frame_and_drain() {
         for (design, batch) in [(Design::B, 0), (Design::B, 4)] {
-            let mut cfg = CopyTxConfig::new(design, batch, 3, 16);
-            cfg.spec.tx_size = 8;
-            cfg.spec.cq_size = 8;
-            cfg.spec.budget = 8;
-            cfg.seed = 9;
+            let cfg = eights(CopyTxConfig::new(design, batch, 3, 16), 9);
             let r = run(cfg, 5_000).unwrap_or_else(|f| panic!("design b batch {batch}: {f}"));
             assert!(r.completed >= 5_000);
             assert!(r.cost.descs > 0);
@@ -196,15 +201,12 @@ mod tests {
 
     #[test]
     fn threads_send_multi_buffer_packets_whole() {
-        let mut cfg = CopyTxConfig::new(Design::B, 0, 3, 16).multi_buf(
+        let mb = CopyTxConfig::new(Design::B, 0, 3, 16).multi_buf(
             3,
             DropFrags::Complete,
             PublishFrags::Packet,
         );
-        cfg.spec.tx_size = 8;
-        cfg.spec.cq_size = 8;
-        cfg.spec.budget = 8;
-        cfg.seed = 11;
+        let cfg = eights(mb, 11);
         let r = run(cfg, 5_000).unwrap_or_else(|f| panic!("multi-buffer: {f}"));
         assert!(r.completed >= 5_000);
         assert!(r.invalid_descs > 0);
