@@ -1,10 +1,12 @@
-//! ringlab reference model: the state machines of specs/XskRing.tla and
-//! specs/XskCopyTx.tla in Rust, an explicit-state checker over them, and readers for TLC's values and
+//! ringlab reference model: the state machines of specs/XskRing.tla,
+//! specs/XskCopyTx.tla and specs/DevmemTokens.tla in Rust, an
+//! explicit-state checker over them, and readers for TLC's values and
 //! traces so TLC behaviours can be replayed in the model.
 
 pub mod cfg;
 pub mod afxdp;
 pub mod copy_tx;
+pub mod devmem;
 pub mod explore;
 pub mod replay;
 pub mod tla;

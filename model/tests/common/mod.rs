@@ -62,6 +62,13 @@ pub fn manifest_models() -> Option<Vec<ManifestModel>> {
 /// The models of specs/`module`.tla in specs/manifest.json (`cfg` is the
 /// name between `MC<module>_` and `.cfg`), None if there is no manifest.
 pub fn manifest_models_of(module: &str) -> Option<Vec<ManifestModel>> {
+    manifest_models_with_prefix(module, &format!("MC{module}_"))
+}
+
+/// The models of specs/`module`.tla whose configs are named
+/// `mc/<prefix><cfg>.cfg` (`cfg` is the name between them), None if there
+/// is no manifest.
+pub fn manifest_models_with_prefix(module: &str, prefix: &str) -> Option<Vec<ManifestModel>> {
     let text = std::fs::read_to_string(specs_dir().join("manifest.json")).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).expect("specs/manifest.json is JSON");
     let models = json["models"]
@@ -79,7 +86,7 @@ pub fn manifest_models_of(module: &str) -> Option<Vec<ManifestModel>> {
             .map(|m| {
                 let config = field(m, "config");
                 let cfg = config
-                    .strip_prefix(format!("mc/MC{module}_").as_str())
+                    .strip_prefix(format!("mc/{prefix}").as_str())
                     .and_then(|c| c.strip_suffix(".cfg"))
                     .unwrap_or_else(|| panic!("unexpected config path {config}"))
                     .to_string();

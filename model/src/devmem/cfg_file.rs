@@ -1,0 +1,197 @@
+//! The reader of DevmemTokens.tla's TLC model configs
+//! (specs/mc/MCDevmem_*.cfg).
+
+use std::path::Path;
+
+use crate::cfg::{read_file, unknown_section, CfgError, CfgFile};
+use crate::tla::{parse_value, Value};
+
+use super::config::{Config, Mode, Mutant};
+
+/// What one MCDevmem_*.cfg file says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelCfg {
+    pub config: Config,
+    pub specification: Option<String>,
+    /// INVARIANTS, in the file's order (the order TLC checks them).
+    pub invariants: Vec<String>,
+    pub properties: Vec<String>,
+    /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
+    pub check_deadlock: bool,
+}
+
+const NAMES: [&str; 8] = [
+    "Bindings",
+    "SocksPer",
+    "NiovsPer",
+    "Parts",
+    "Modes",
+    "MaxCount",
+    "DontneedLimit",
+    "Mutant",
+];
+
+/// A constant's right-hand side: a set of model values or a value.
+#[derive(Clone, Debug)]
+enum Rhs {
+    ModelValues(Vec<String>),
+    Value(Value),
+}
+
+fn is_ident(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn parse_rhs(text: &str) -> Result<Rhs, String> {
+    let t = text.trim();
+    if let Some(inner) = t.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        let items: Vec<&str> = inner.split(',').map(str::trim).collect();
+        if items
+            .iter()
+            .all(|i| is_ident(i) && *i != "TRUE" && *i != "FALSE")
+        {
+            let mut names: Vec<String> = Vec::new();
+            for i in items {
+                if names.iter().any(|n| n == i) {
+                    return Err(format!("{i} is listed twice"));
+                }
+                names.push(i.to_string());
+            }
+            return Ok(Rhs::ModelValues(names));
+        }
+    }
+    parse_value(t).map(Rhs::Value).map_err(|e| e.msg)
+}
+
+impl ModelCfg {
+    pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg, CfgError> {
+        read_file(path, ModelCfg::parse)
+    }
+
+    pub fn parse(text: &str) -> Result<ModelCfg, CfgError> {
+        let file = CfgFile::parse_with(text, unknown_section, |name, value| {
+            if !NAMES.contains(&name) {
+                return Err(format!("unknown constant {name}"));
+            }
+            parse_rhs(value).map_err(|e| format!("value of {name}: {e}"))
+        })?;
+        Ok(ModelCfg {
+            config: config_of(&file)?,
+            specification: file.specification,
+            invariants: file.invariants,
+            properties: file.properties,
+            check_deadlock: file.check_deadlock,
+        })
+    }
+}
+
+impl Config {
+    /// The CONSTANTS of an MCDevmem_*.cfg file.
+    pub fn from_cfg_file(path: impl AsRef<Path>) -> Result<Config, CfgError> {
+        Ok(ModelCfg::from_file(path)?.config)
+    }
+}
+
+fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
+    let line_of = |name: &str| file.constants.get(name).map_or(0, |(l, _)| *l);
+    let bad =
+        |name: &str, what: &str| file.error_at(line_of(name), format!("{name} must be {what}"));
+    let value = |name: &str, what: &str| match file.constant(name)? {
+        (_, Rhs::Value(v)) => Ok(v.clone()),
+        _ => Err(bad(name, what)),
+    };
+    let positive = |name: &str, max: i64| {
+        let what = format!("a natural number from 1 to {max}");
+        value(name, &what)?
+            .as_int()
+            .filter(|i| (1..=max).contains(i))
+            .ok_or_else(|| bad(name, &what))
+    };
+    let bindings = match file.constant("Bindings")? {
+        (_, Rhs::ModelValues(v)) => v.clone(),
+        (_, Rhs::Value(Value::Set(s))) if s.is_empty() => Vec::new(),
+        _ => return Err(bad("Bindings", "a set of model values")),
+    };
+    let modes_what = "a subset of {\"xarray\", \"array\"}";
+    let mut modes = value("Modes", modes_what)?
+        .as_set()
+        .and_then(|s| {
+            s.iter()
+                .map(|v| v.as_str().and_then(Mode::from_id))
+                .collect::<Option<Vec<_>>>()
+        })
+        .ok_or_else(|| bad("Modes", modes_what))?;
+    modes.sort();
+    modes.dedup();
+    let mutant = value("Mutant", "a mutant id")?;
+    let mutant = mutant
+        .as_str()
+        .ok_or_else(|| bad("Mutant", "a mutant id"))?
+        .parse::<Mutant>()
+        .map_err(|e| file.error_at(line_of("Mutant"), e.to_string()))?;
+    let cfg = Config {
+        bindings,
+        socks_per: positive("SocksPer", u8::MAX.into())? as u8,
+        niovs_per: positive("NiovsPer", u8::MAX.into())? as u8,
+        parts: positive("Parts", 1 << 16)? as u32,
+        modes,
+        max_count: positive("MaxCount", 1 << 16)? as u32,
+        dontneed_limit: positive("DontneedLimit", 1 << 16)? as u32,
+        mutant,
+    };
+    cfg.validate()
+        .map_err(|msg| file.error_at(0, format!("ASSUME fails: {msg}")))?;
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped(name: &str) -> String {
+        format!(
+            "{}/../specs/mc/MCDevmem_{name}.cfg",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    #[test]
+    fn reads_the_shipped_configs() {
+        let m = ModelCfg::from_file(shipped("Xarray")).unwrap();
+        assert_eq!(m.config, Config::xarray());
+        assert_eq!(m.invariants.len(), 9);
+        assert_eq!(m.invariants[0], "RefsAccounted");
+        assert!(m.check_deadlock);
+        assert_eq!(
+            Config::from_cfg_file(shipped("Array")).unwrap(),
+            Config::array()
+        );
+        assert_eq!(
+            Config::from_cfg_file(shipped("Modes")).unwrap(),
+            Config::modes()
+        );
+        let race = ModelCfg::from_file(shipped("UrefRacePool")).unwrap();
+        assert_eq!(race.config.mutant, Mutant::UrefRace);
+        assert_eq!(race.invariants, ["PoolOnlyUnreferenced"]);
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let text = std::fs::read_to_string(shipped("Xarray")).unwrap();
+        let e = ModelCfg::parse(&text.replace("\"none\"", "\"dm-nope\"")).unwrap_err();
+        assert_eq!(e.line, 9);
+        assert!(
+            e.msg.starts_with("unknown devmem mutant \"dm-nope\""),
+            "{e}"
+        );
+        let e = ModelCfg::parse(&text.replace("{\"xarray\"}", "{\"list\"}")).unwrap_err();
+        assert_eq!(e.msg, "Modes must be a subset of {\"xarray\", \"array\"}");
+        let e = ModelCfg::parse(&text.replace("SocksPer = 2", "SocksPer = 0")).unwrap_err();
+        assert!(e.msg.starts_with("SocksPer must be"), "{e}");
+        let e = ModelCfg::parse(&text.replace("Parts = 2", "Partz = 2")).unwrap_err();
+        assert_eq!(e.msg, "unknown constant Partz");
+        let mixed = text.replace("{\"xarray\"}", "{\"array\", \"xarray\"}");
+        assert_eq!(ModelCfg::parse(&mixed).unwrap().config.modes, Mode::ALL);
+    }
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the actions whose semantics are easy to get wrong.
