@@ -26,7 +26,7 @@ pub struct Niov {
     pub i: u8,
 }
 
-/// bst[b]: where a binding is.
+/// `bst[b]`: where a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Bst {
     Idle,
@@ -70,29 +70,29 @@ pub struct Stolen {
 /// ones by Config::niov_index, per-token ones by the token.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
-    /// bst[b]
+    /// `bst[b]`
     pub bst: Vec<Bst>,
-    /// mode[b]: the mode the bind asked for (Init's CHOOSE before).
+    /// `mode[b]`: the mode the bind asked for (Init's CHOOSE before).
     pub mode: Vec<Mode>,
-    /// pool[n]: times n sits in the page pool's free list.
+    /// `pool[n]`: times n sits in the page pool's free list.
     pub pool: Vec<u32>,
-    /// ppref[n]: pp_ref_count (mutants drive it below zero).
+    /// `ppref[n]`: pp_ref_count (mutants drive it below zero).
     pub ppref: Vec<i64>,
-    /// uref[n]: array mode: tokens handed out and not returned.
+    /// `uref[n]`: array mode: tokens handed out and not returned.
     pub uref: Vec<i64>,
-    /// rxq[s]: skbs queued on s, head first.
+    /// `rxq[s]`: skbs queued on s, head first.
     pub rxq: Vec<Vec<Skb>>,
-    /// xa[s][id]: xarray mode: the net_iov id names in s (None: NoNiov).
+    /// `xa[s][id]`: xarray mode: the net_iov id names in s (None: NoNiov).
     pub xa: Vec<Vec<Option<Niov>>>,
-    /// open[s]: the socket is not closed.
+    /// `open[s]`: the socket is not closed.
     pub open: Vec<bool>,
-    /// user[s][t]: tokens t the application holds from s (history).
+    /// `user[s][t]`: tokens t the application holds from s (history).
     pub user: Vec<Vec<u32>>,
     /// Releases through one socket of a token another received.
     pub stolen: BTreeSet<Stolen>,
     /// Tokens the last SO_DEVMEM_DONTNEED examined.
     pub work: u32,
-    /// pend[s]: zcrx-uref-race: the token of a release that saw uref > 0
+    /// `pend[s]`: zcrx-uref-race: the token of a release that saw uref > 0
     /// and has not decremented it yet (None: NoTok).
     pub pend: Vec<Option<Tok>>,
 }
@@ -120,12 +120,12 @@ impl State {
         }
     }
 
-    /// bst[b]
+    /// `bst[b]`
     pub fn bst_of(&self, b: Binding) -> Bst {
         self.bst[usize::from(b)]
     }
 
-    /// mode[b]
+    /// `mode[b]`
     pub fn mode_of(&self, b: Binding) -> Mode {
         self.mode[usize::from(b)]
     }
