@@ -6,9 +6,11 @@
 //! each step one action of `specs/XskRing.tla`, and [`trace`] records the
 //! steps for [`tlatrace`] to check against the spec with TLC.
 //! [`copy_tx`] runs copy-mode transmit (specs/XskCopyTx.tla) on the same
-//! rings.
+//! rings; [`devmem`] the devmem TCP receive tokens of
+//! specs/DevmemTokens.tla on the same shim's atomics.
 
 pub mod copy_tx;
+pub mod devmem;
 pub mod idx;
 pub mod ring;
 pub mod sync;
@@ -61,6 +63,13 @@ pub fn mutants() -> Vec<&'static str> {
         "mutant-xsk-cq-leak-2019",
         "mutant-xsk-cq-resv-fail",
         "mutant-mb-send-partial",
+        "mutant-zcrx-uref-race",
+        "mutant-dm-dontneed-loop",
+        "mutant-dm-cmsg-trunc",
+        "mutant-dm-recv-no-ref",
+        "mutant-dm-close-no-release",
+        "mutant-dm-unbind-no-cleanup",
+        "mutant-dm-mode-mix",
     ];
     all.into_iter()
         .filter(|(_, on)| *on)

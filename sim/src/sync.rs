@@ -4,20 +4,20 @@
 #[cfg(loom)]
 pub use loom::cell::UnsafeCell;
 #[cfg(loom)]
-pub use loom::sync::atomic::{AtomicU32, Ordering};
+pub use loom::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU8, Ordering};
 #[cfg(loom)]
 pub use loom::sync::Arc;
 #[cfg(loom)]
-pub use loom::sync::Mutex;
+pub use loom::sync::{Mutex, MutexGuard};
 #[cfg(loom)]
 pub use loom::thread;
 
 #[cfg(not(loom))]
-pub use std::sync::atomic::{AtomicU32, Ordering};
+pub use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU8, Ordering};
 #[cfg(not(loom))]
 pub use std::sync::Arc;
 #[cfg(not(loom))]
-pub use std::sync::Mutex;
+pub use std::sync::{Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub use std::thread;
 
