@@ -1,4 +1,5 @@
-//! Z3 proofs of the xsk ring index arithmetic over 32-bit bit-vectors.
+//! Z3 proofs of the xsk ring index arithmetic over 32-bit bit-vectors, and of
+//! the devmem token counters (`devmem`).
 //!
 //! Each proof is an inductive step `Inv(s) /\ guard /\ step(s, s') => goal(s')`
 //! for every power-of-two size 1..=2^31 and every u32 counter value. `Inv` is
@@ -8,6 +9,7 @@
 //! counterexample.
 
 mod cq_reserve;
+mod devmem;
 mod kernel_cons;
 mod kernel_prod;
 mod refuted;
@@ -114,6 +116,7 @@ fn table() -> Vec<Entry> {
     t.extend(user_cons::entries());
     t.extend(cq_reserve::entries());
     t.extend(refuted::entries());
+    t.extend(devmem::entries());
     t
 }
 
@@ -181,10 +184,17 @@ fn check(vc: &Vc, i: usize, ms: u32) -> Check {
         SatResult::Unsat => Check::Unsat,
         SatResult::Sat => {
             let mut model = s.get_model();
-            // prefer a counterexample with a small ring, if there is one
-            if let Some((_, size)) = vc.free.iter().find(|(n, _)| n == "size") {
+            // prefer a counterexample with a small ring, and one the proof
+            // prefers, if there is one
+            let size = vc.free.iter().find(|(n, _)| n == "size");
+            if size.is_some() || !vc.prefer.is_empty() {
                 let small = negated(vc, i, ms);
-                small.assert(size.bvule(BV::from_u64(SMALL_SIZE, W)));
+                if let Some((_, size)) = size {
+                    small.assert(size.bvule(BV::from_u64(SMALL_SIZE, W)));
+                }
+                for p in &vc.prefer {
+                    small.assert(p);
+                }
                 if small.check() == SatResult::Sat {
                     model = small.get_model();
                 }

@@ -19,6 +19,8 @@ pub struct Vc {
     /// The paths the goals were split over, by their labels.
     #[cfg_attr(not(test), allow(dead_code))] // read by the reachability test
     pub paths: Vec<(String, Bool)>,
+    /// Conditions a counterexample is first sought under, for readability.
+    pub prefer: Vec<Bool>,
 }
 
 /// How the ring's words are written in solver variables. Each choice is a
@@ -51,6 +53,7 @@ pub struct Builder {
     derived: Vec<(String, BV)>,
     hyp: Vec<Bool>,
     paths: Vec<(String, Bool)>,
+    prefer: Vec<Bool>,
 }
 
 impl Builder {
@@ -62,6 +65,7 @@ impl Builder {
             derived: vec![],
             hyp: vec![],
             paths: vec![],
+            prefer: vec![],
         }
     }
 
@@ -108,6 +112,16 @@ impl Builder {
         }
     }
 
+    /// Records a path the goals were split over, labelled `tags`.
+    pub fn path(&mut self, tags: &str, cond: &Bool) {
+        self.paths.push((tags.to_string(), cond.clone()));
+    }
+
+    /// Seeks a counterexample under `cond` first, if there is one.
+    pub fn prefer(&mut self, cond: Bool) {
+        self.prefer.push(cond);
+    }
+
     pub fn finish(self, goals: Vec<Bool>) -> Vc {
         Vc {
             free: self.free,
@@ -115,6 +129,7 @@ impl Builder {
             hyp: self.hyp,
             goals,
             paths: self.paths,
+            prefer: self.prefer,
         }
     }
 }
