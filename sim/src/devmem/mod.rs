@@ -31,6 +31,10 @@ mod sock;
 mod system;
 mod xarray;
 
+#[cfg(not(loom))]
+pub mod invariants;
+#[cfg(not(loom))]
+pub mod sched;
 
 pub use app::App;
 pub use binding::Binding;
