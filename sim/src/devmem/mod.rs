@@ -35,6 +35,8 @@ mod xarray;
 pub mod invariants;
 #[cfg(not(loom))]
 pub mod sched;
+#[cfg(not(loom))]
+pub mod threads;
 
 pub use app::App;
 pub use binding::Binding;
