@@ -58,3 +58,8 @@ impl AddAssign for Cost {
         self.frags += o.frags;
     }
 }
+
+#[cfg(not(loom))]
+mod table;
+#[cfg(not(loom))]
+pub use table::{render, table, CostRow, SEED_FIGURE};
