@@ -44,7 +44,7 @@ test-rust: deps
 	$(CARGO) test --workspace
 
 test-loom: deps
-	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx
+	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx --test loom_devmem
 
 # The campaign (`ringlab verify`: models, proofs, mutants) runs once and
 # writes the report the browser test then opens.
