@@ -1,9 +1,12 @@
 //! `ringlab sim`: copy-mode transmit on the simulator's real rings, under
 //! the seeded deterministic scheduler (every invariant checked after every
 //! step) or on real threads, then the cost table: per packet, what
-//! 6.12.117's per-descriptor loop and seed 000's batch do.
+//! 6.12.117's per-descriptor loop and seed 000's batch do. `ringlab sim
+//! devmem` does the same for devmem receive tokens (see [`devmem`]).
 
-use clap::{Args, ValueEnum};
+mod devmem;
+
+use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use ringlab_sim::copy_tx::cost;
@@ -34,8 +37,18 @@ pub enum PublishArg {
     All,
 }
 
+/// What `ringlab sim` runs instead of copy-mode transmit.
+#[derive(Subcommand, Debug)]
+pub enum SimCmd {
+    /// Devmem TCP receive tokens (xarray or array mode), then their cost table per token
+    Devmem(devmem::DevmemArgs),
+}
+
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SimArgs {
+    #[command(subcommand)]
+    cmd: Option<SimCmd>,
     /// The seed (default: drawn from the clock, and printed)
     #[arg(long)]
     seed: Option<u64>,
@@ -122,6 +135,9 @@ fn clock_seed() -> u64 {
 
 /// Runs `ringlab sim`: Ok(true) clean, Ok(false) a failure found, Err bad usage.
 pub fn run(a: &SimArgs) -> Result<bool, String> {
+    if let Some(SimCmd::Devmem(d)) = &a.cmd {
+        return devmem::run(d, d.seed().unwrap_or_else(clock_seed));
+    }
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
     let outcome: Option<Result<Report, Failure>> = (!a.costs).then(|| {
