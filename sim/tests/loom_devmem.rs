@@ -1,10 +1,10 @@
 //! loom: array-mode token releases (seed 004) under every interleaving
 //! (up to LOOM_MAX_PREEMPTIONS, default 3) of the threads that touch one
 //! net_iov's uref and pp_ref_count: a release racing unbind's cleanup, two
-//! releases of the same token through two sockets of the binding, and a
-//! receive racing unbind. Each starts from one net_iov whose frag was
-//! queued in two pieces and one piece read: the skb's reference and one
-//! token's. Afterwards: no counter below zero, pp_ref_count back to the
+//! releases of the same token through two sockets of the binding, two
+//! releases of two tokens racing unbind, and a receive racing unbind. Each
+//! starts from one net_iov whose frag was queued in two pieces and one
+//! piece read: the skb's reference and one token's. Afterwards: no counter below zero, pp_ref_count back to the
 //! skb's reference alone, the net_iov not yet in the pool, and, once the
 //! skb is freed, pushed to it exactly once.
 //!
@@ -112,6 +112,25 @@ fn two_releases_of_one_token_through_two_sockets() {
         let freed = a.join().unwrap() + b.join().unwrap();
         assert_eq!(freed, 1, "the one token was released {freed} times");
         settled(&sys, 1);
+    });
+}
+
+/// Both pieces read (two tokens on the net_iov, the skb freed), then
+/// both returned, through each socket, while unbind cleans up: every
+/// token's reference is dropped once, by whichever gets it.
+#[test]
+fn two_releases_race_unbind() {
+    model(|| {
+        let mut sys = system();
+        sys.recv_msg(S0, true).unwrap();
+        assert_eq!(sys.bindings[0].niovs[0].counts(), (2, 2));
+        let a = release(&sys, 0);
+        let b = release(&sys, 1);
+        let u = unbind(&sys);
+        let freed = a.join().unwrap() + b.join().unwrap();
+        u.join().unwrap();
+        assert!(freed <= 2);
+        settled(&sys, 0);
     });
 }
 
