@@ -232,6 +232,77 @@ fn rx(size: u32, start: u32, total: u32, pbatch: u32, cbatch: u32) {
     });
 }
 
+/// Tx ring with the batch copies: libxdp's producer stores each batch with
+/// write_batch, the kernel's consumer loads each with read_batch (the
+/// owned ring's per-run copy, whose slot accesses loom tracks one by one).
+fn tx_copies(size: u32, start: u32, total: u32, batch: u32) {
+    model(move || {
+        let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
+        // Safety: the only consumer and the only producer of this ring.
+        let (mut c, mut p) = unsafe { (KernelCons::new(ring.clone()), UserProd::new(ring)) };
+        let prod = thread::spawn(move || {
+            let mut done = 0;
+            while done < total {
+                let nb = batch.min(total - done);
+                let Some(idx) = p.reserve(nb) else {
+                    thread::yield_now();
+                    continue;
+                };
+                let entries: Vec<u64> = (0..nb).map(|i| at(idx, i) as u64).collect();
+                p.write_batch(idx, &entries);
+                p.submit(nb);
+                done += nb;
+            }
+        });
+        let mut seen = 0;
+        while seen < total {
+            let n = c.nb_entries(batch);
+            if n == 0 {
+                thread::yield_now();
+                continue;
+            }
+            let mut out = vec![u64::MAX; n as usize];
+            c.read_batch(c.cached_cons(), &mut out);
+            for e in out {
+                let pos = at(start, seen);
+                assert_eq!(e, pos as u64, "FIFO: wrong entry at position {pos}");
+                seen += 1;
+            }
+            c.release_n(n);
+            c.publish();
+        }
+        prod.join().unwrap();
+    });
+}
+
+/// Completion ring with the batch copies: the kernel's write_addr_batch,
+/// libxdp's consumer loading each peek with read_batch.
+fn comp_copies(size: u32, start: u32, total: u32, batch: u32) {
+    model(move || {
+        let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
+        // Safety: the only consumer of this ring.
+        let mut c = unsafe { UserCons::new(ring.clone()) };
+        let prod = kernel_producer(ring, total, batch, false, |pos| pos as u64);
+        let mut seen = 0;
+        while seen < total {
+            let (n, idx) = c.peek(batch);
+            if n == 0 {
+                thread::yield_now();
+                continue;
+            }
+            let mut out = vec![u64::MAX; n as usize];
+            c.read_batch(idx, &mut out);
+            for e in out {
+                let pos = at(start, seen);
+                assert_eq!(e, pos as u64, "FIFO: wrong entry at position {pos}");
+                seen += 1;
+            }
+            c.release(n);
+        }
+        prod.join().unwrap();
+    });
+}
+
 const NEAR_MAX: u32 = u32::MAX - 1;
 
 #[test]
@@ -279,4 +350,14 @@ fn rx_size2_batches() {
 #[test]
 fn rx_size4_batches() {
     rx(4, u32::MAX - 2, 5, 4, 4);
+}
+
+#[test]
+fn tx_size2_batch_copies() {
+    tx_copies(2, NEAR_MAX, 4, 2);
+}
+
+#[test]
+fn comp_size2_batch_copies() {
+    comp_copies(2, NEAR_MAX, 4, 2);
 }

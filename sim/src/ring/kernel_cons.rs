@@ -36,6 +36,7 @@ impl<R: RingMem> KernelCons<R> {
     /// Spec: ConsPublish. Kernel: __xskq_cons_release(). Store of
     /// `->consumer` is barrier D (Release, pairs with A): every entry load
     /// before it is done before the producer may reuse the slot.
+    #[inline]
     pub fn publish(&self) {
         // mutant-cons-no-publish: ->consumer is never stored.
         if cfg!(feature = "mutant-cons-no-publish") {
@@ -55,6 +56,7 @@ impl<R: RingMem> KernelCons<R> {
 
     /// Kernel: __xskq_cons_peek(). Load of `->producer` is barrier C
     /// (Acquire, pairs with B): no entry load is done before it.
+    #[inline]
     fn refresh(&mut self) {
         // mutant-xsk-rmb: the refresh loses its acquire (C), the barrier added by
         // "xsk: add missing memory barrier in xskq_has_addrs()" (2019).
@@ -74,6 +76,7 @@ impl<R: RingMem> KernelCons<R> {
     }
 
     /// Kernel: xskq_cons_get_entries(): publish (D), then refresh (C).
+    #[inline]
     pub fn get_entries(&mut self) {
         self.publish();
         self.refresh();
@@ -81,6 +84,7 @@ impl<R: RingMem> KernelCons<R> {
 
     /// Spec: ConsPeekBatch. Kernel: xskq_cons_nb_entries(): re-reads
     /// `->producer` (C) only when fewer than `max` entries are cached.
+    #[inline]
     pub fn nb_entries(&mut self, max: u32) -> u32 {
         let entries = sub(self.q.cached_prod, self.q.cached_cons);
         if entries >= max {
@@ -93,6 +97,7 @@ impl<R: RingMem> KernelCons<R> {
     /// Spec: ConsPeek. Kernel: the first half of xskq_cons_peek_addr_unchecked()
     /// and xskq_cons_peek_desc(): with an empty cache, publish (D) and
     /// refresh (C). True if the entry at `cached_cons` may be read.
+    #[inline]
     pub fn peek(&mut self) -> bool {
         if self.q.cached_prod == self.q.cached_cons {
             self.get_entries();
@@ -102,6 +107,7 @@ impl<R: RingMem> KernelCons<R> {
 
     /// Spec: ConsRead. Kernel: the entry load of xskq_cons_read_desc(),
     /// __xskq_cons_read_addr_unchecked() and xskq_cons_read_desc_batch().
+    #[inline]
     pub fn read(&self, pos: u32) -> R::Entry {
         assert!(
             within(pos, self.q.cached_cons, self.q.cached_prod),
@@ -113,19 +119,42 @@ impl<R: RingMem> KernelCons<R> {
         unsafe { self.q.ring.read(pos) }
     }
 
+    /// Spec: ConsRead, for `out.len()` peeked positions from `pos` at once.
+    /// Kernel: the loads of xskq_cons_read_desc_batch(), which copies each
+    /// desc to pool->tx_descs before looking at it.
+    #[inline]
+    pub fn read_batch(&self, pos: u32, out: &mut [R::Entry]) {
+        let (from, avail) = (
+            sub(pos, self.q.cached_cons),
+            sub(self.q.cached_prod, self.q.cached_cons),
+        );
+        assert!(
+            from <= avail && out.len() as u64 <= (avail - from) as u64,
+            "kernel consumer: load of {} from {pos} outside the peeked [{}, {})",
+            out.len(),
+            self.q.cached_cons,
+            self.q.cached_prod
+        );
+        // Safety: every position is published (C saw it) and not released.
+        unsafe { self.q.ring.read_n(pos, out) }
+    }
+
     /// Spec: ConsPeek + ConsRead. Kernel: xskq_cons_peek_addr_unchecked() /
     /// xskq_cons_peek_desc() without the validation.
+    #[inline]
     pub fn peek_entry(&mut self) -> Option<R::Entry> {
         self.peek().then(|| self.read(self.q.cached_cons))
     }
 
     /// Spec: ConsRelease of one entry. Kernel: xskq_cons_release().
     /// Local only; [`KernelCons::publish`] makes it visible.
+    #[inline]
     pub fn release(&mut self) {
         self.release_n(1);
     }
 
     /// Spec: ConsRelease. Kernel: xskq_cons_release_n().
+    #[inline]
     pub fn release_n(&mut self, n: u32) {
         let peeked = sub(self.q.cached_prod, self.q.cached_cons);
         assert!(
@@ -299,6 +328,30 @@ mod tests {
         let b = c.read_desc_batch(1, &mut Vec::new(), XdpDesc::is_valid);
         assert_eq!(b.reclaim_descs, 1);
         assert_eq!(c.cached_cons(), 0);
+    }
+
+    #[test]
+    fn read_batch_loads_what_nb_entries_saw() {
+        let mut c = cons(4, u32::MAX - 1);
+        for i in 0..3 {
+            put(&c, add(u32::MAX - 1, i), 1);
+        }
+        assert_eq!(c.nb_entries(4), 3);
+        let mut out = [XdpDesc::default(); 3];
+        c.read_batch(c.cached_cons(), &mut out);
+        let addrs: Vec<u64> = out.iter().map(|d| d.addr).collect();
+        assert_eq!(addrs, [u32::MAX as u64 - 1, u32::MAX as u64, 0]);
+        c.release_n(3);
+        c.read_batch(c.cached_cons(), &mut []);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the peeked")]
+    fn read_batch_beyond_the_peek_is_caught() {
+        let mut c = cons(4, 0);
+        put(&c, 0, 1);
+        c.nb_entries(4);
+        c.read_batch(0, &mut [XdpDesc::default(); 2]);
     }
 
     #[test]

@@ -35,6 +35,7 @@ impl<R: RingMem> KernelProd<R> {
     /// free entries. That load is barrier A (pairs with D): the kernel uses
     /// READ_ONCE plus the control dependency to the entry stores; Rust has
     /// no control dependencies, so it is an Acquire load.
+    #[inline]
     pub fn nb_free(&mut self, max: u32) -> u32 {
         let size = self.q.ring.size();
         let free = size.wrapping_sub(sub(self.q.cached_prod, self.q.cached_cons));
@@ -64,11 +65,13 @@ impl<R: RingMem> KernelProd<R> {
     }
 
     /// Kernel: xskq_prod_is_full().
+    #[inline]
     pub fn is_full(&mut self) -> bool {
         self.nb_free(1) == 0
     }
 
     /// Spec: ProdReserve with n = 1. Kernel: xskq_prod_reserve().
+    #[inline]
     pub fn reserve(&mut self) -> Result<(), NoSpace> {
         if self.is_full() {
             return Err(NoSpace);
@@ -81,6 +84,7 @@ impl<R: RingMem> KernelProd<R> {
     /// Spec: ProdReserve. Kernel: xskq_prod_nb_free() then the cached_prod
     /// advance of xskq_prod_write_addr_batch(), with the entry stores left
     /// to [`KernelProd::write`]. Returns how many were reserved, <= n.
+    #[inline]
     pub fn reserve_n(&mut self, n: u32) -> u32 {
         let k = self.nb_free(n);
         self.q.cached_prod = add(self.q.cached_prod, k);
@@ -91,6 +95,7 @@ impl<R: RingMem> KernelProd<R> {
     /// Spec: ProdWrite. Kernel: the entry store of xskq_prod_reserve_addr()
     /// or __xskq_prod_reserve_desc(), for a position already reserved.
     /// Ordered after the load of A by [`KernelProd::nb_free`].
+    #[inline]
     pub fn write(&self, pos: u32, entry: R::Entry) {
         let size = self.q.ring.size();
         assert!(
@@ -109,6 +114,7 @@ impl<R: RingMem> KernelProd<R> {
 
     /// Spec: ProdReserve + ProdWrite. Kernel: xskq_prod_reserve_addr() and
     /// xskq_prod_reserve_desc().
+    #[inline]
     pub fn reserve_addr(&mut self, entry: R::Entry) -> Result<(), NoSpace> {
         if self.is_full() {
             return Err(NoSpace);
@@ -120,6 +126,21 @@ impl<R: RingMem> KernelProd<R> {
         Ok(())
     }
 
+    /// Spec: ProdWrite, for `entries.len()` reserved positions from `pos`
+    /// at once: the stores of xskq_prod_write_addr_batch().
+    #[inline]
+    pub fn write_batch(&self, pos: u32, entries: &[R::Entry]) {
+        let (ahead, n) = (sub(self.q.cached_prod, pos), entries.len());
+        assert!(
+            n as u64 <= ahead as u64 && ahead <= self.q.ring.size(),
+            "kernel producer: store of {n} from {pos}, not among the reserved before {}",
+            self.q.cached_prod
+        );
+        // Safety: every position is reserved and not submitted, so the
+        // consumer is done with its slot.
+        unsafe { self.q.ring.write_n(pos, entries) }
+    }
+
     /// Kernel: xskq_prod_write_addr_batch(). The caller sized the batch with
     /// [`KernelProd::nb_free`], as xsk_tx_peek_release_desc_batch() does.
     pub fn write_addr_batch(&mut self, entries: &[R::Entry]) {
@@ -127,19 +148,19 @@ impl<R: RingMem> KernelProd<R> {
         let first = self.q.cached_prod;
         self.q.cached_prod = add(first, entries.len() as u32);
         self.check_reserved();
-        for (i, e) in entries.iter().enumerate() {
-            self.write(add(first, i as u32), *e);
-        }
+        self.write_batch(first, entries);
     }
 
     /// Spec: ProdSubmit of every reserved entry. Kernel: xskq_prod_submit().
     /// Store of `->producer` is barrier B (Release, pairs with C).
+    #[inline]
     pub fn submit(&self) {
         self.publish(self.q.cached_prod);
     }
 
     /// Spec: ProdSubmit. Kernel: xskq_prod_submit_n(): `->producer + n`.
     /// Barrier B as in [`KernelProd::submit`].
+    #[inline]
     pub fn submit_n(&self, n: u32) {
         // Relaxed: our own counter; only we store it.
         let prod = self.q.ring.producer().load(Relaxed);
@@ -152,6 +173,7 @@ impl<R: RingMem> KernelProd<R> {
     }
 
     /// Kernel: __xskq_prod_submit().
+    #[inline]
     fn publish(&self, prod: u32) {
         // mutant-barrier-b: the store of ->producer loses its release (B).
         let b = if cfg!(feature = "mutant-barrier-b") {
@@ -196,6 +218,7 @@ impl<R: RingMem> KernelProd<R> {
         self.check_reserved();
     }
 
+    #[inline]
     fn check_reserved(&self) {
         let (used, size) = (
             sub(self.q.cached_prod, self.q.cached_cons),
@@ -247,6 +270,25 @@ mod tests {
         p.submit();
         assert_eq!(p.ring().producer().load(Relaxed), 0);
         assert_eq!(unsafe { p.ring().read(u32::MAX) }, 10);
+    }
+
+    #[test]
+    fn write_batch_fills_a_reservation_across_the_wrap() {
+        let mut p = prod(4, u32::MAX - 1);
+        assert_eq!(p.reserve_n(4), 4);
+        p.write_batch(u32::MAX - 1, &[1, 2, 3, 4]);
+        p.submit();
+        let mut out = [0; 4];
+        unsafe { p.ring().read_n(u32::MAX - 1, &mut out) };
+        assert_eq!(out, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the reserved")]
+    fn write_batch_beyond_the_reservation_is_caught() {
+        let mut p = prod(4, 0);
+        p.reserve_n(2);
+        p.write_batch(1, &[1, 2]);
     }
 
     #[test]

@@ -42,6 +42,28 @@ pub unsafe trait RingMem {
     fn mask(&self) -> u32 {
         self.size() - 1
     }
+
+    /// Load the entries of positions `first`, `first + 1`, ... into `out`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RingMem::read`], for every position loaded.
+    unsafe fn read_n(&self, first: u32, out: &mut [Self::Entry]) {
+        for (i, e) in out.iter_mut().enumerate() {
+            *e = self.read(first.wrapping_add(i as u32));
+        }
+    }
+
+    /// Store `entries` at positions `first`, `first + 1`, ...
+    ///
+    /// # Safety
+    ///
+    /// As for [`RingMem::write`], for every position stored.
+    unsafe fn write_n(&self, first: u32, entries: &[Self::Entry]) {
+        for (i, e) in entries.iter().enumerate() {
+            self.write(first.wrapping_add(i as u32), *e);
+        }
+    }
 }
 
 /// Implements [`RingMem`] for pointers to one, each method forwarded.
@@ -50,23 +72,41 @@ macro_rules! forward_ring_mem {
         // Safety: forwards to a RingMem.
         unsafe impl<M: RingMem + ?Sized> RingMem for $ptr {
             type Entry = M::Entry;
+            #[inline]
             fn producer(&self) -> &AtomicU32 {
                 (**self).producer()
             }
+            #[inline]
             fn consumer(&self) -> &AtomicU32 {
                 (**self).consumer()
             }
+            #[inline]
             fn flags(&self) -> &AtomicU32 {
                 (**self).flags()
             }
+            #[inline]
             fn size(&self) -> u32 {
                 (**self).size()
             }
+            #[inline]
             unsafe fn read(&self, idx: u32) -> M::Entry {
                 (**self).read(idx)
             }
+            #[inline]
             unsafe fn write(&self, idx: u32, entry: M::Entry) {
                 (**self).write(idx, entry)
+            }
+            #[inline]
+            fn mask(&self) -> u32 {
+                (**self).mask()
+            }
+            #[inline]
+            unsafe fn read_n(&self, first: u32, out: &mut [M::Entry]) {
+                (**self).read_n(first, out)
+            }
+            #[inline]
+            unsafe fn write_n(&self, first: u32, entries: &[M::Entry]) {
+                (**self).write_n(first, entries)
             }
         }
     )+};

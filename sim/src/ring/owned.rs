@@ -62,29 +62,79 @@ impl<T: Copy> Ring<T> {
 unsafe impl<T: Copy> RingMem for Ring<T> {
     type Entry = T;
 
+    #[inline]
     fn producer(&self) -> &AtomicU32 {
         &self.producer.0
     }
+    #[inline]
     fn consumer(&self) -> &AtomicU32 {
         &self.consumer.0
     }
     fn flags(&self) -> &AtomicU32 {
         &self.flags
     }
+    #[inline]
     fn size(&self) -> u32 {
         self.size
     }
+    #[inline]
     fn mask(&self) -> u32 {
         self.mask
     }
 
+    // Plain loads and stores: both sides are threads of this process, and
+    // the counters' acquire and release order every slot access (a ring
+    // the kernel maps in, kernel/src/mmap_ring.rs, is accessed volatile).
+
+    #[inline]
     unsafe fn read(&self, idx: u32) -> T {
-        // Volatile: the peer may be another address space (mmap).
-        self.entries[(idx & self.mask) as usize].with(|p| p.read_volatile())
+        self.slot(idx).with(|p| p.read())
     }
 
+    #[inline]
     unsafe fn write(&self, idx: u32, entry: T) {
-        self.entries[(idx & self.mask) as usize].with_mut(|p| p.write_volatile(entry))
+        self.slot(idx).with_mut(|p| p.write(entry))
+    }
+
+    #[inline]
+    unsafe fn read_n(&self, first: u32, out: &mut [T]) {
+        let (a, b) = self.split(first, out.len());
+        let (out_a, out_b) = out.split_at_mut(a.len());
+        for (cells, out) in [(a, out_a), (b, out_b)] {
+            for (c, e) in cells.iter().zip(out) {
+                *e = c.with(|p| p.read());
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn write_n(&self, first: u32, entries: &[T]) {
+        let (a, b) = self.split(first, entries.len());
+        let (in_a, in_b) = entries.split_at(a.len());
+        for (cells, entries) in [(a, in_a), (b, in_b)] {
+            for (c, e) in cells.iter().zip(entries) {
+                c.with_mut(|p| p.write(*e));
+            }
+        }
+    }
+}
+
+impl<T> Ring<T> {
+    /// The slot of position `idx`.
+    #[inline]
+    fn slot(&self, idx: u32) -> &UnsafeCell<T> {
+        // Safety: `entries` has `size` = `mask + 1` slots, so `idx & mask`
+        // is in bounds.
+        unsafe { self.entries.get_unchecked((idx & self.mask) as usize) }
+    }
+
+    /// The slots of `n` positions from `first`, as the two runs they are
+    /// in memory: up to the end of the array, then from its start.
+    fn split(&self, first: u32, n: usize) -> (&[UnsafeCell<T>], &[UnsafeCell<T>]) {
+        assert!(n <= self.size as usize, "ring: {n} positions on a ring of {}", self.size);
+        let at = (first & self.mask) as usize;
+        let head = n.min(self.entries.len() - at);
+        (&self.entries[at..at + head], &self.entries[..n - head])
     }
 }
 
@@ -105,6 +155,21 @@ mod tests {
         }
         for size in [1, 2, 4, 1024] {
             assert!(Ring::new(size, 0, 0u64).is_ok());
+        }
+    }
+
+    #[test]
+    fn batches_wrap_around_the_end_of_the_slots() {
+        let r = Ring::new(4, 0, 0u64).unwrap();
+        unsafe {
+            r.write_n(u32::MAX - 1, &[1, 2, 3]);
+            assert_eq!((r.read(2), r.read(3), r.read(0)), (1, 2, 3));
+            let mut out = [0; 4];
+            r.read_n(2, &mut out);
+            assert_eq!(out, [1, 2, 3, 0]);
+            r.write_n(5, &[]);
+            let mut none: [u64; 0] = [];
+            r.read_n(7, &mut none);
         }
     }
 

@@ -29,14 +29,17 @@ impl<R: RingMem> Queue<R> {
     }
 
     /// The memory this handle works on.
+    #[inline]
     pub fn ring(&self) -> &R {
         &self.ring
     }
     /// `q->cached_prod` (libxdp: `prod->` / `cons->cached_prod`).
+    #[inline]
     pub fn cached_prod(&self) -> u32 {
         self.cached_prod
     }
     /// `q->cached_cons` (libxdp: `prod->` / `cons->cached_cons`).
+    #[inline]
     pub fn cached_cons(&self) -> u32 {
         self.cached_cons
     }

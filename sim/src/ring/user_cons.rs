@@ -28,6 +28,7 @@ impl<R: RingMem> UserCons<R> {
     /// Spec: ConsPeek (the refresh). libxdp: xsk_cons_nb_avail(): re-reads
     /// `->producer` only when nothing is cached. That load is barrier C
     /// (Acquire, pairs with B).
+    #[inline]
     pub fn nb_avail(&mut self, nb: u32) -> u32 {
         let mut entries = sub(self.q.cached_prod, self.q.cached_cons);
         if entries == 0 {
@@ -46,6 +47,7 @@ impl<R: RingMem> UserCons<R> {
 
     /// Spec: ConsPeek. libxdp: xsk_ring_cons__peek(): up to `nb` entries
     /// from the returned position; `cached_cons` moves past them.
+    #[inline]
     pub fn peek(&mut self, nb: u32) -> (u32, u32) {
         let n = self.nb_avail(nb);
         let idx = self.q.cached_cons;
@@ -57,6 +59,7 @@ impl<R: RingMem> UserCons<R> {
 
     /// Spec: ConsRead. libxdp: the load through xsk_ring_cons__comp_addr()
     /// or xsk_ring_cons__rx_desc(), for a peeked position.
+    #[inline]
     pub fn read(&self, idx: u32) -> R::Entry {
         assert!(
             sub(self.q.cached_cons, idx).wrapping_sub(1) < self.q.ring.size(),
@@ -67,9 +70,24 @@ impl<R: RingMem> UserCons<R> {
         unsafe { self.q.ring.read(idx) }
     }
 
+    /// Spec: ConsRead, for `out.len()` peeked positions from `idx` at once
+    /// (libxdp loads them one by one; the loads are the same).
+    #[inline]
+    pub fn read_batch(&self, idx: u32, out: &mut [R::Entry]) {
+        let (behind, n) = (sub(self.q.cached_cons, idx), out.len());
+        assert!(
+            n as u64 <= behind as u64 && behind <= self.q.ring.size(),
+            "user consumer: load of {n} from {idx}, not among the peeked before {}",
+            self.q.cached_cons
+        );
+        // Safety: every position is peeked (C saw it published) and not released.
+        unsafe { self.q.ring.read_n(idx, out) }
+    }
+
     /// Spec: ConsRelease. libxdp: xsk_ring_cons__release(): `->consumer + nb`.
     /// The store is barrier D (Release, pairs with A): the entry loads are
     /// done before the producer may reuse their slots.
+    #[inline]
     pub fn release(&self, nb: u32) {
         // Relaxed: our own counter; only we store it.
         let cons = self.q.ring.consumer().load(Relaxed);
@@ -125,6 +143,28 @@ mod tests {
         c.release(3);
         assert_eq!(c.ring().consumer().load(Relaxed), 2);
         assert_eq!(c.peek(4), (0, 2));
+    }
+
+    #[test]
+    fn read_batch_loads_peeked_positions_only() {
+        let mut c = cons(4, u32::MAX);
+        unsafe { c.ring().write_n(u32::MAX, &[5, 6, 7]) };
+        c.ring().producer().store(2, Release);
+        let (n, idx) = c.peek(4);
+        let mut out = [0; 3];
+        c.read_batch(idx, &mut out[..n as usize]);
+        assert_eq!(out, [5, 6, 7]);
+        c.read_batch(add(idx, 1), &mut out[..2]);
+        assert_eq!(out[..2], [6, 7]);
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the peeked")]
+    fn read_batch_beyond_the_peek_is_caught() {
+        let mut c = cons(4, 0);
+        c.ring().producer().store(1, Release);
+        let (_, idx) = c.peek(4);
+        c.read_batch(idx, &mut [0; 2]);
     }
 
     #[test]

@@ -31,6 +31,7 @@ impl<R: RingMem> UserProd<R> {
     /// Spec: ProdReserve (the refresh). libxdp: xsk_prod_nb_free(). Returns
     /// all free entries, re-reading `->consumer` only when fewer than `nb`
     /// are cached. That load is barrier A (Acquire, pairs with D).
+    #[inline]
     pub fn nb_free(&mut self, nb: u32) -> u32 {
         let free = sub(self.q.cached_cons, self.q.cached_prod);
         if free >= nb {
@@ -56,6 +57,7 @@ impl<R: RingMem> UserProd<R> {
 
     /// Spec: ProdReserve. libxdp: xsk_ring_prod__reserve(): all `nb` or
     /// none; returns the first reserved position.
+    #[inline]
     pub fn reserve(&mut self, nb: u32) -> Option<u32> {
         let free = self.nb_free(nb);
         // mutant-reserve-partial: grants nb though only 0 < free < nb are free.
@@ -81,6 +83,7 @@ impl<R: RingMem> UserProd<R> {
     /// Spec: ProdWrite. libxdp: the store through xsk_ring_prod__fill_addr()
     /// or xsk_ring_prod__tx_desc(), for a reserved position. Ordered after
     /// the load of A by [`UserProd::nb_free`].
+    #[inline]
     pub fn write(&self, idx: u32, entry: R::Entry) {
         assert!(
             sub(self.q.cached_prod, idx).wrapping_sub(1) < self.q.ring.size(),
@@ -96,8 +99,23 @@ impl<R: RingMem> UserProd<R> {
         unsafe { self.q.ring.write(idx, entry) }
     }
 
+    /// Spec: ProdWrite, for `entries.len()` reserved positions from `idx`
+    /// at once (libxdp writes them one by one; the stores are the same).
+    #[inline]
+    pub fn write_batch(&self, idx: u32, entries: &[R::Entry]) {
+        let (ahead, n) = (sub(self.q.cached_prod, idx), entries.len());
+        assert!(
+            n as u64 <= ahead as u64 && ahead <= self.q.ring.size(),
+            "user producer: store of {n} from {idx}, not among the reserved before {}",
+            self.q.cached_prod
+        );
+        // Safety: every position is reserved and not submitted.
+        unsafe { self.q.ring.write_n(idx, entries) }
+    }
+
     /// Spec: ProdSubmit. libxdp: xsk_ring_prod__submit(): `->producer + nb`.
     /// The store is barrier B (Release, pairs with C).
+    #[inline]
     pub fn submit(&self, nb: u32) {
         // Relaxed: our own counter; only we store it.
         let prod = self.q.ring.producer().load(Relaxed);
@@ -150,6 +168,26 @@ mod tests {
         let mut p = prod(2, 0);
         p.reserve(1);
         p.reserve(2);
+    }
+
+    #[test]
+    fn write_batch_stores_reserved_positions_only() {
+        let mut p = prod(4, u32::MAX - 1);
+        let idx = p.reserve(3).unwrap();
+        p.write_batch(idx, &[7, 8, 9]);
+        p.write_batch(add(idx, 2), &[10]);
+        p.write_batch(add(idx, 3), &[]);
+        p.submit(3);
+        let r = p.ring();
+        assert_eq!(unsafe { (r.read(u32::MAX - 1), r.read(u32::MAX), r.read(0)) }, (7, 8, 10));
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the reserved")]
+    fn write_batch_beyond_the_reservation_is_caught() {
+        let mut p = prod(4, 0);
+        let idx = p.reserve(2).unwrap();
+        p.write_batch(idx, &[1, 2, 3]);
     }
 
     #[test]
