@@ -26,6 +26,7 @@ std_only! {
     pub mod cli;
     pub mod config;
     pub mod copytx_trace;
+    pub mod devmem_trace;
     pub mod invariants;
     pub mod outcome;
     pub mod payload;
