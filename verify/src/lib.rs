@@ -1,6 +1,7 @@
 //! ringlab: runs the TLC models, the Z3 proofs and the mutation campaign of
 //! the xsk ring protocols, and reports: tables, and a static HTML site.
 
+pub mod bench;
 pub mod check;
 pub mod diff;
 pub mod manifest;

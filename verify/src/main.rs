@@ -36,6 +36,8 @@ enum Cmd {
     Sim(ringlab::sim::SimArgs),
     /// Differential testing: the AF_XDP copy-mode model against the running kernel
     Diff(ringlab::diff::DiffArgs),
+    /// Performance, as ratios to peers measured in the same run: ring, simulator, TLC, live datapath
+    Bench(ringlab::bench::BenchArgs),
 }
 
 #[derive(Args)]
@@ -273,6 +275,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         Cmd::Sim(a) => ringlab::sim::run(&a),
         Cmd::Diff(a) => ringlab::diff::run(&a),
+        Cmd::Bench(a) => ringlab::bench::run(&a),
         Cmd::Report(a) => {
             let root = find_root()?;
             let start = std::time::Instant::now();
