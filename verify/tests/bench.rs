@@ -1,0 +1,131 @@
+//! `ringlab bench --quick` of the ring and simulator benchmarks: the
+//! tables' structure (every row there, every figure and ratio finite and
+//! positive), the charts and bench.json. Never the timings themselves.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn ringlab() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ringlab"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ringlab-bench-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn positive(row: &Value, key: &str) -> f64 {
+    let x = row[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number in {row}"));
+    assert!(x.is_finite() && x > 0.0, "{key} = {x} in {row}");
+    x
+}
+
+#[test]
+fn quick_ring_and_sim_give_full_tables_charts_and_json() {
+    let out = out_dir("quick");
+    let run = ringlab()
+        .args(["bench", "--quick", "--json", "--quiet", "--only", "ring,sim", "--seed", "5", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run ringlab bench");
+    assert!(run.status.success(), "ringlab bench failed: {}", String::from_utf8_lossy(&run.stderr));
+    let doc: Value = serde_json::from_slice(&run.stdout).expect("--json prints one JSON document");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
+    assert_eq!(doc, saved, "bench.json holds what --json printed");
+    assert_eq!(doc["quick"], true);
+    for key in ["cpu", "kernel", "date"] {
+        assert!(doc["machine"][key].as_str().is_some_and(|s| !s.is_empty()), "machine.{key}");
+    }
+    assert!(doc["machine"]["cores"].as_u64().unwrap() >= 1);
+    let tables = doc["tables"].as_array().unwrap();
+    let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ring", "sim"]);
+
+    let ring = &tables[0];
+    assert!(ring["skip"].is_null());
+    let rows = ring["rows"].as_array().unwrap();
+    let batches: Vec<&str> = rows.iter().map(|r| r["batch"].as_str().unwrap()).collect();
+    assert_eq!(batches, ["1", "16", "64", "256"]);
+    for r in rows {
+        for k in ["ringlab_tx", "ringlab_cq", "rtrb", "crossbeam"] {
+            positive(r, k);
+        }
+        for k in ["tx_vs_rtrb", "cq_vs_rtrb", "tx_vs_crossbeam", "cq_vs_crossbeam"] {
+            let x = positive(r, k);
+            let (ours, peer) = match k {
+                "tx_vs_rtrb" => ("ringlab_tx", "rtrb"),
+                "cq_vs_rtrb" => ("ringlab_cq", "rtrb"),
+                "tx_vs_crossbeam" => ("ringlab_tx", "crossbeam"),
+                _ => ("ringlab_cq", "crossbeam"),
+            };
+            let want = positive(r, ours) / positive(r, peer);
+            assert!((x - want).abs() <= 1e-9 * want, "{k}: {x} is not {ours}/{peer} = {want}");
+        }
+    }
+    let notes: Vec<&str> = ring["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.starts_with("batched ringlab >= rtrb chunks: ")), "{notes:?}");
+
+    let sim = &tables[1];
+    assert!(sim["title"].as_str().unwrap().contains("seed 5"), "the seed is printed");
+    let rows = sim["rows"].as_array().unwrap();
+    let configs: Vec<(u64, u64)> = rows.iter().map(|r| (r["ring"].as_u64().unwrap(), r["sockets"].as_u64().unwrap())).collect();
+    for want in [(4, 2), (64, 2), (1024, 2), (64, 1), (64, 4)] {
+        assert!(configs.contains(&want), "no row for ring {} with {} sockets: {configs:?}", want.0, want.1);
+    }
+    for r in rows {
+        for k in ["seeded", "threads", "threads_vs_seeded", "seeded_vs_base", "threads_vs_base"] {
+            positive(r, k);
+        }
+    }
+    let base = rows.iter().find(|r| r["ring"] == 64 && r["sockets"] == 1).unwrap();
+    assert_eq!(base["seeded_vs_base"], 1.0);
+
+    let charts: Vec<&str> = doc["charts"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!(charts.len(), 2);
+    for (c, id) in charts.iter().zip(["ring", "sim"]) {
+        assert!(c.ends_with(&format!("{id}.svg")), "{c}");
+        let svg = std::fs::read_to_string(c).unwrap();
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.ends_with("</svg>\n"));
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn text_output_prints_the_machine_and_one_table_per_benchmark() {
+    let out = out_dir("text");
+    let run = ringlab()
+        .args(["bench", "--quick", "--quiet", "--only", "ring", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run ringlab bench");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8(run.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("machine: ") && lines[1].contains(" cores), linux "), "{text}");
+    assert_eq!(text.matches("\n== ").count(), 1, "{text}");
+    let head = lines.iter().position(|l| l.starts_with("== ring throughput")).unwrap();
+    let cols: Vec<&str> = lines[head + 1].split_whitespace().collect();
+    assert_eq!(cols[..5], ["batch", "ringlab", "tx", "ringlab", "cq"]);
+    assert!(cols.contains(&"tx/rtrb") && cols.contains(&"cq/xbeam"), "{cols:?}");
+    for (i, b) in ["1", "16", "64", "256"].iter().enumerate() {
+        let row: Vec<&str> = lines[head + 2 + i].split_whitespace().collect();
+        assert_eq!(row[0], *b);
+        assert!(row[5..].iter().all(|r| r.ends_with('x') && r.trim_end_matches('x').parse::<f64>().unwrap() > 0.0), "{row:?}");
+    }
+    assert!(text.contains(&format!("chart: {}", out.join("ring.svg").display())));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn an_unknown_benchmark_is_a_usage_error() {
+    let run = ringlab().args(["bench", "--only", "ring,disk"]).output().expect("run ringlab bench");
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("invalid value 'disk' for '--only"), "{err}");
+    assert!(err.contains("[possible values: ring, sim, tlc, live]"), "{err}");
+}
