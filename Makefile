@@ -8,7 +8,7 @@ CARGO ?= cargo
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
-.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs clean help
+.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench clean help
 
 all: verify
 
@@ -17,6 +17,7 @@ help:
 	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, then ringlab verify and the browser test"
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
 	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"
+	@echo "make bench        performance as ratios to peers, one run: ring, simulator, TLC, live AF_XDP (minutes)"
 	@echo "make deps         install Java, Maven, the TLC jar, libz3, Chromium, mdBook (Debian 12, root)"
 
 deps:
@@ -60,6 +61,12 @@ test-explorer: deps
 
 report: build
 	$(RINGLAB) report
+
+# Ring against rtrb and crossbeam, the simulator, TLC on 1 and 2 workers,
+# AF_XDP copy mode against AF_PACKET on veth (SKIP without root); tables
+# on stdout, charts and bench.json in target/ringlab/report/bench/.
+bench: build
+	$(RINGLAB) bench
 
 docs:
 	@bash scripts/deps.sh --docs
