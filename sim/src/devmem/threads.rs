@@ -101,9 +101,10 @@ fn give_back(sh: &Shared, k: usize, give: Vec<Held>, mode: Mode, u: &mut User) -
     match sh.socks[k].devmem_dontneed(&tokens, sh.limit, &mut u.cost) {
         Ok(r) => {
             u.max_work = u.max_work.max(r.examined);
-            // What was not freed was void: released by close (xarray) or
-            // by unbind's cleanup (array).
-            Vec::new()
+            // Of what the call examined, what was not freed was void:
+            // released by close (xarray) or unbind's cleanup (array). What
+            // MAX_DONTNEED_FRAGS left unexamined is still held.
+            give.into_iter().skip(r.examined as usize).collect()
         }
         // Xarray: close released them. Array: keep them for another socket.
         Err(DontneedError::Closed) if mode == Mode::Array => give,
@@ -111,28 +112,30 @@ fn give_back(sh: &Shared, k: usize, give: Vec<Held>, mode: Mode, u: &mut User) -
     }
 }
 
-/// Idle rounds in a row after which a user thread gives up.
+/// Rounds in a row in which no user thread did anything after which a
+/// user thread gives up.
 const STUCK: u64 = 2_000_000;
 
-/// Nothing more will arrive for a user thread holding nothing: every
-/// socket is closed, or the binding is unbound and (xarray mode) the open
-/// sockets' queues are empty (array mode: unbound, nothing more is handed
-/// out).
+/// Nothing more can happen for a user thread: every socket is closed (in
+/// array mode its tokens wait for unbind), or it holds nothing and the
+/// binding is unbound and (xarray mode) the open sockets' queues are empty
+/// (array mode: unbound, nothing more is handed out).
 fn finished(sh: &Shared, mode: Mode, holding: bool) -> bool {
     let open: Vec<&Arc<TcpSock>> = sh.socks.iter().filter(|s| s.is_open()).collect();
-    if open.is_empty() {
-        return !holding || mode == Mode::Xarray;
-    }
-    !holding
-        && !sh.binding.is_bound()
-        && (mode == Mode::Array || open.iter().all(|s| s.skbs().is_empty()))
+    open.is_empty()
+        || (!holding
+            && !sh.binding.is_bound()
+            && (mode == Mode::Array || open.iter().all(|s| s.skbs().is_empty())))
 }
 
-/// `rounds` receives and releases, closing socket `me` after `close_at`.
-fn user_thread(sh: Arc<Shared>, seed: u64, me: usize, rounds: u64, close_at: Option<u64>) -> User {
+/// Receives and releases until the user threads have made `total` of
+/// them together (so that none stops while the others need the net_iovs
+/// its tokens hold), closing socket `me` once they have made `close_at`.
+fn user_thread(sh: Arc<Shared>, seed: u64, me: usize, total: u64, close_at: Option<u64>) -> User {
     let mut rng = Rng::new(seed ^ (0x05e7_0000 + me as u64));
     let mode = sh.binding.mode();
     let n = sh.socks.len() as u32;
+    let most = sh.limit.clamp(1, 4);
     let mut u = User {
         held: Vec::new(),
         cost: Cost::default(),
@@ -140,9 +143,15 @@ fn user_thread(sh: Arc<Shared>, seed: u64, me: usize, rounds: u64, close_at: Opt
         closed: false,
         stuck: false,
     };
-    let (mut ops, mut idle) = (0, 0);
-    while ops < rounds {
-        if close_at == Some(ops) && me < sh.socks.len() && !u.closed {
+    let mut close_at = close_at.filter(|_| me < sh.socks.len());
+    let (mut seen, mut idle) = (0, 0);
+    loop {
+        let now = sh.progress.load(Relaxed);
+        if now >= total {
+            break;
+        }
+        if close_at.is_some_and(|at| now >= at) {
+            close_at = None;
             u.closed = sh.socks[me].close(&mut u.cost).is_ok();
         }
         let did = match rng.below(10) {
@@ -158,7 +167,7 @@ fn user_thread(sh: Arc<Shared>, seed: u64, me: usize, rounds: u64, close_at: Opt
             }
             _ if !u.held.is_empty() => {
                 let before = u.held.len();
-                let take = (rng.one_to(4) as usize).min(before);
+                let take = (rng.one_to(most) as usize).min(before);
                 let mut give: Vec<Held> = (0..take)
                     .map(|_| u.held.swap_remove(rng.below(u.held.len() as u32) as usize))
                     .collect();
@@ -179,12 +188,14 @@ fn user_thread(sh: Arc<Shared>, seed: u64, me: usize, rounds: u64, close_at: Opt
             _ => false,
         };
         if did {
-            ops += 1;
             idle = 0;
             sh.progress.fetch_add(1, Relaxed);
         } else if finished(&sh, mode, !u.held.is_empty()) {
             break;
         } else {
+            if now != seen {
+                (seen, idle) = (now, 0);
+            }
             idle += 1;
             if idle > STUCK {
                 u.stuck = true;
@@ -217,8 +228,8 @@ fn joined<T>(who: &str, h: thread::JoinHandle<T>) -> Result<T, String> {
 }
 
 /// Run `cfg` (one binding, one mode) with a user thread per socket (at
-/// least two), each making `rounds` receives or releases; then check at
-/// the quiescent point and drain.
+/// least two), making `rounds` receives or releases each on average; then
+/// check at the quiescent point and drain.
 pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
     let seed = cfg.seed;
     let fail = |m: String| Failure {
@@ -243,15 +254,16 @@ pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
     });
     let users = sys.socks.len().max(2);
     let mut rng = Rng::new(seed);
+    let total = rounds * users as u64;
     let closes: Vec<Option<u64>> = (0..users)
         .map(|_| {
             rng.chance(1, 2)
-                .then(|| rounds / 2 + rng.below((rounds / 2).max(1) as u32) as u64)
+                .then(|| total / 2 + rng.below((total / 2).max(1) as u32) as u64)
         })
         .collect();
     let unbind_at = rng
         .chance(2, 3)
-        .then(|| rng.below((rounds * users as u64).max(1) as u32) as u64);
+        .then(|| rng.below(total.max(1) as u32) as u64);
 
     let rx = {
         let sh = sh.clone();
@@ -266,7 +278,7 @@ pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
         .enumerate()
         .map(|(me, &close_at)| {
             let sh = sh.clone();
-            thread::spawn(move || user_thread(sh, seed, me, rounds, close_at))
+            thread::spawn(move || user_thread(sh, seed, me, total, close_at))
         })
         .collect();
     let mut errors = Vec::new();
@@ -305,7 +317,7 @@ pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
     };
     if let Some(i) = done.iter().position(|u| u.stuck) {
         return Err(fail(format!(
-            "user {i} did nothing for {STUCK} rounds in a row"
+            "user {i}: no user did anything for {STUCK} of its rounds"
         )));
     }
     for u in &done {
