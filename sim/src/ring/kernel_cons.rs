@@ -67,11 +67,12 @@ impl<R: RingMem> KernelCons<R> {
         };
         self.q.cached_prod = self.q.ring.producer().load(c);
         let avail = sub(self.q.cached_prod, self.q.cached_cons);
-        assert!(
+        check!(
             avail <= self.q.ring.size(),
-            "kernel consumer: ->producer {} is {avail} past cached_cons {}",
+            "kernel consumer: ->producer {} is {} past cached_cons {}",
             self.q.cached_prod,
-            self.q.cached_cons
+            avail,
+            self.q.cached_cons,
         );
     }
 
@@ -109,11 +110,12 @@ impl<R: RingMem> KernelCons<R> {
     /// __xskq_cons_read_addr_unchecked() and xskq_cons_read_desc_batch().
     #[inline]
     pub fn read(&self, pos: u32) -> R::Entry {
-        assert!(
+        check!(
             within(pos, self.q.cached_cons, self.q.cached_prod),
-            "kernel consumer: load of {pos} outside the peeked [{}, {})",
+            "kernel consumer: load of {} outside the peeked [{}, {})",
+            pos,
             self.q.cached_cons,
-            self.q.cached_prod
+            self.q.cached_prod,
         );
         // Safety: pos is published (C saw it) and not released.
         unsafe { self.q.ring.read(pos) }
@@ -128,12 +130,13 @@ impl<R: RingMem> KernelCons<R> {
             sub(pos, self.q.cached_cons),
             sub(self.q.cached_prod, self.q.cached_cons),
         );
-        assert!(
+        check!(
             from <= avail && out.len() as u64 <= (avail - from) as u64,
-            "kernel consumer: load of {} from {pos} outside the peeked [{}, {})",
+            "kernel consumer: load of {} from {} outside the peeked [{}, {})",
             out.len(),
+            pos,
             self.q.cached_cons,
-            self.q.cached_prod
+            self.q.cached_prod,
         );
         // Safety: every position is published (C saw it) and not released.
         unsafe { self.q.ring.read_n(pos, out) }
@@ -157,9 +160,11 @@ impl<R: RingMem> KernelCons<R> {
     #[inline]
     pub fn release_n(&mut self, n: u32) {
         let peeked = sub(self.q.cached_prod, self.q.cached_cons);
-        assert!(
+        check!(
             n <= peeked,
-            "kernel consumer: release {n} with {peeked} peeked"
+            "kernel consumer: release {} with {} peeked",
+            n,
+            peeked,
         );
         self.q.cached_cons = add(self.q.cached_cons, n);
     }
@@ -168,9 +173,11 @@ impl<R: RingMem> KernelCons<R> {
     /// were valid. Kernel: the release ending xskq_cons_read_desc_batch():
     /// "Release valid plus any invalid entries".
     pub fn release_examined(&mut self, examined: u32, valid: u32) {
-        assert!(
+        check!(
             valid <= examined,
-            "kernel consumer: {valid} valid of {examined} examined"
+            "kernel consumer: {} valid of {} examined",
+            valid,
+            examined,
         );
         // mutant-batch-release-count: only the valid are released ("xsk: Fix
         // handling of invalid descriptors in XSK TX batching API", 2022).
@@ -188,9 +195,10 @@ impl<R: RingMem> KernelCons<R> {
             n <= sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)),
             "kernel consumer: cancel {n} beyond the unpublished"
         );
-        assert!(
+        check!(
             n <= self.q.ring.size(),
-            "kernel consumer: cancel {n} beyond the ring"
+            "kernel consumer: cancel {} beyond the ring",
+            n,
         );
         self.q.cached_cons = sub(self.q.cached_cons, n);
     }
@@ -200,9 +208,10 @@ impl<R: RingMem> KernelCons<R> {
     /// NETDEV_TX_BUSY rollback of a whole packet may go back past
     /// `->consumer`. The caller compares the two.
     pub fn cancel_n_unchecked(&mut self, n: u32) {
-        assert!(
+        check!(
             n <= self.q.ring.size(),
-            "kernel consumer: cancel {n} beyond the ring"
+            "kernel consumer: cancel {} beyond the ring",
+            n,
         );
         self.q.cached_cons = sub(self.q.cached_cons, n);
     }

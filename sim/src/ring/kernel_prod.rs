@@ -56,9 +56,11 @@ impl<R: RingMem> KernelProd<R> {
             cons
         };
         let used = sub(self.q.cached_prod, self.q.cached_cons);
-        assert!(
+        check!(
             used <= size,
-            "kernel producer: {used} entries in flight on a ring of {size}"
+            "kernel producer: {} entries in flight on a ring of {}",
+            used,
+            size,
         );
         let free = size - used;
         free.min(max)
@@ -98,10 +100,11 @@ impl<R: RingMem> KernelProd<R> {
     #[inline]
     pub fn write(&self, pos: u32, entry: R::Entry) {
         let size = self.q.ring.size();
-        assert!(
+        check!(
             sub(self.q.cached_prod, pos).wrapping_sub(1) < size,
-            "kernel producer: store to {pos}, not among the reserved before {}",
-            self.q.cached_prod
+            "kernel producer: store to {}, not among the reserved before {}",
+            pos,
+            self.q.cached_prod,
         );
         debug_assert!(within(
             pos,
@@ -131,10 +134,12 @@ impl<R: RingMem> KernelProd<R> {
     #[inline]
     pub fn write_batch(&self, pos: u32, entries: &[R::Entry]) {
         let (ahead, n) = (sub(self.q.cached_prod, pos), entries.len());
-        assert!(
+        check!(
             n as u64 <= ahead as u64 && ahead <= self.q.ring.size(),
-            "kernel producer: store of {n} from {pos}, not among the reserved before {}",
-            self.q.cached_prod
+            "kernel producer: store of {} from {}, not among the reserved before {}",
+            n,
+            pos,
+            self.q.cached_prod,
         );
         // Safety: every position is reserved and not submitted, so the
         // consumer is done with its slot.
@@ -164,10 +169,11 @@ impl<R: RingMem> KernelProd<R> {
     pub fn submit_n(&self, n: u32) {
         // Relaxed: our own counter; only we store it.
         let prod = self.q.ring.producer().load(Relaxed);
-        assert!(
+        check!(
             n <= sub(self.q.cached_prod, prod),
-            "kernel producer: submit {n} with {} reserved",
-            sub(self.q.cached_prod, prod)
+            "kernel producer: submit {} with {} reserved",
+            n,
+            sub(self.q.cached_prod, prod),
         );
         self.publish(add(prod, n));
     }
@@ -191,9 +197,10 @@ impl<R: RingMem> KernelProd<R> {
             n <= sub(self.q.cached_prod, self.q.ring.producer().load(Relaxed)),
             "kernel producer: cancel {n} beyond the unsubmitted"
         );
-        assert!(
+        check!(
             n <= self.q.ring.size(),
-            "kernel producer: cancel {n} beyond the ring"
+            "kernel producer: cancel {} beyond the ring",
+            n,
         );
         self.q.cached_prod = sub(self.q.cached_prod, n);
     }
@@ -224,11 +231,11 @@ impl<R: RingMem> KernelProd<R> {
             sub(self.q.cached_prod, self.q.cached_cons),
             self.q.ring.size(),
         );
-        assert!(
+        check!(
             used <= size,
             "kernel producer: reserved up to {} with ->consumer at {}",
             self.q.cached_prod,
-            self.q.cached_cons
+            self.q.cached_cons,
         );
     }
 }

@@ -13,6 +13,18 @@
 //!
 //! (A) pairs with (D), (B) with (C).
 
+/// `assert!` for the handles' protocol checks, whose message takes copies
+/// of its values on the failing path only. (A local the message borrowed
+/// would live in memory, each update of it a store; on a ring shared with
+/// another CPU those stores queue behind the stores to the shared lines.)
+macro_rules! check {
+    ($cond:expr, $fmt:literal, $($arg:expr),+ $(,)?) => {
+        if !$cond {
+            panic!($fmt, $({ $arg }),+)
+        }
+    };
+}
+
 mod desc;
 mod kernel_cons;
 mod kernel_prod;

@@ -19,9 +19,13 @@ impl fmt::Display for SizeError {
 
 impl std::error::Error for SizeError {}
 
-/// Keeps the two counters on separate cache lines, as `struct xdp_ring`.
+/// Keeps the two counters on separate cache lines, as `struct xdp_ring`
+/// does, and on separate pairs of lines: x86's adjacent-line prefetcher
+/// fetches lines two by two, so counters 64 bytes apart still travel
+/// together between the producer's and the consumer's CPU (crossbeam's
+/// CachePadded is 128 bytes for the same reason).
 #[derive(Debug)]
-#[repr(align(64))]
+#[repr(align(128))]
 struct Line<T>(T);
 
 /// `struct xdp_ring` with its entries, owned.
@@ -131,7 +135,7 @@ impl<T> Ring<T> {
     /// The slots of `n` positions from `first`, as the two runs they are
     /// in memory: up to the end of the array, then from its start.
     fn split(&self, first: u32, n: usize) -> (&[UnsafeCell<T>], &[UnsafeCell<T>]) {
-        assert!(n <= self.size as usize, "ring: {n} positions on a ring of {}", self.size);
+        check!(n <= self.size as usize, "ring: {} positions on a ring of {}", n, self.size);
         let at = (first & self.mask) as usize;
         let head = n.min(self.entries.len() - at);
         (&self.entries[at..at + head], &self.entries[..n - head])

@@ -35,11 +35,12 @@ impl<R: RingMem> UserCons<R> {
             self.q.cached_prod = self.q.ring.producer().load(Acquire);
             entries = sub(self.q.cached_prod, self.q.cached_cons);
             let size = self.q.ring.size();
-            assert!(
+            check!(
                 entries <= size,
-                "user consumer: ->producer {} is {entries} past cached_cons {}",
+                "user consumer: ->producer {} is {} past cached_cons {}",
                 self.q.cached_prod,
-                self.q.cached_cons
+                entries,
+                self.q.cached_cons,
             );
         }
         entries.min(nb)
@@ -61,10 +62,11 @@ impl<R: RingMem> UserCons<R> {
     /// or xsk_ring_cons__rx_desc(), for a peeked position.
     #[inline]
     pub fn read(&self, idx: u32) -> R::Entry {
-        assert!(
+        check!(
             sub(self.q.cached_cons, idx).wrapping_sub(1) < self.q.ring.size(),
-            "user consumer: load of {idx}, not among the peeked before {}",
-            self.q.cached_cons
+            "user consumer: load of {}, not among the peeked before {}",
+            idx,
+            self.q.cached_cons,
         );
         // Safety: idx is peeked (C saw it published) and not released.
         unsafe { self.q.ring.read(idx) }
@@ -75,10 +77,12 @@ impl<R: RingMem> UserCons<R> {
     #[inline]
     pub fn read_batch(&self, idx: u32, out: &mut [R::Entry]) {
         let (behind, n) = (sub(self.q.cached_cons, idx), out.len());
-        assert!(
+        check!(
             n as u64 <= behind as u64 && behind <= self.q.ring.size(),
-            "user consumer: load of {n} from {idx}, not among the peeked before {}",
-            self.q.cached_cons
+            "user consumer: load of {} from {}, not among the peeked before {}",
+            n,
+            idx,
+            self.q.cached_cons,
         );
         // Safety: every position is peeked (C saw it published) and not released.
         unsafe { self.q.ring.read_n(idx, out) }
@@ -92,9 +96,11 @@ impl<R: RingMem> UserCons<R> {
         // Relaxed: our own counter; only we store it.
         let cons = self.q.ring.consumer().load(Relaxed);
         let peeked = sub(self.q.cached_cons, cons);
-        assert!(
+        check!(
             nb <= peeked,
-            "user consumer: release {nb} with {peeked} peeked"
+            "user consumer: release {} with {} peeked",
+            nb,
+            peeked,
         );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
         let d = if cfg!(feature = "mutant-barrier-d") {
@@ -111,9 +117,10 @@ impl<R: RingMem> UserCons<R> {
             nb <= sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)),
             "user consumer: cancel {nb} beyond the peeked"
         );
-        assert!(
+        check!(
             nb <= self.q.ring.size(),
-            "user consumer: cancel {nb} beyond the ring"
+            "user consumer: cancel {} beyond the ring",
+            nb,
         );
         self.q.cached_cons = sub(self.q.cached_cons, nb);
     }

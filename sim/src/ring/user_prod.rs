@@ -46,11 +46,11 @@ impl<R: RingMem> UserProd<R> {
         let size = self.q.ring.size();
         self.q.cached_cons = add(self.q.ring.consumer().load(a), size);
         let free = sub(self.q.cached_cons, self.q.cached_prod);
-        assert!(
+        check!(
             free <= size,
             "user producer: reserved up to {} past ->consumer {}",
             self.q.cached_prod,
-            sub(self.q.cached_cons, size)
+            sub(self.q.cached_cons, size),
         );
         free
     }
@@ -73,9 +73,11 @@ impl<R: RingMem> UserProd<R> {
         self.q.cached_prod = add(self.q.cached_prod, nb);
         // Reserved and unconsumed entries never exceed the ring.
         let left = sub(self.q.cached_cons, self.q.cached_prod);
-        assert!(
+        check!(
             left <= self.q.ring.size(),
-            "user producer: reserved {nb} with {free} free"
+            "user producer: reserved {} with {} free",
+            nb,
+            free,
         );
         Some(idx)
     }
@@ -85,10 +87,11 @@ impl<R: RingMem> UserProd<R> {
     /// the load of A by [`UserProd::nb_free`].
     #[inline]
     pub fn write(&self, idx: u32, entry: R::Entry) {
-        assert!(
+        check!(
             sub(self.q.cached_prod, idx).wrapping_sub(1) < self.q.ring.size(),
-            "user producer: store to {idx}, not among the reserved before {}",
-            self.q.cached_prod
+            "user producer: store to {}, not among the reserved before {}",
+            idx,
+            self.q.cached_prod,
         );
         debug_assert!(within(
             idx,
@@ -104,10 +107,12 @@ impl<R: RingMem> UserProd<R> {
     #[inline]
     pub fn write_batch(&self, idx: u32, entries: &[R::Entry]) {
         let (ahead, n) = (sub(self.q.cached_prod, idx), entries.len());
-        assert!(
+        check!(
             n as u64 <= ahead as u64 && ahead <= self.q.ring.size(),
-            "user producer: store of {n} from {idx}, not among the reserved before {}",
-            self.q.cached_prod
+            "user producer: store of {} from {}, not among the reserved before {}",
+            n,
+            idx,
+            self.q.cached_prod,
         );
         // Safety: every position is reserved and not submitted.
         unsafe { self.q.ring.write_n(idx, entries) }
@@ -120,9 +125,11 @@ impl<R: RingMem> UserProd<R> {
         // Relaxed: our own counter; only we store it.
         let prod = self.q.ring.producer().load(Relaxed);
         let reserved = sub(self.q.cached_prod, prod);
-        assert!(
+        check!(
             nb <= reserved,
-            "user producer: submit {nb} with {reserved} reserved"
+            "user producer: submit {} with {} reserved",
+            nb,
+            reserved,
         );
         // mutant-barrier-b: the store of ->producer loses its release (B).
         let b = if cfg!(feature = "mutant-barrier-b") {
