@@ -107,31 +107,53 @@ fn check_all(entries: &[u64], next: &mut u64) {
     }
 }
 
+// Each ringlab handle's one-entry path is kept small (the batch path is
+// out of line), so that it inlines into the sending or receiving loop as
+// rtrb's push and pop do.
+
 impl Tx for TxProd {
+    #[inline]
     fn send(&mut self, seq: u64, n: u32) -> u32 {
-        let Some(idx) = self.0.reserve(n) else { return 0 };
-        if n == 1 {
-            self.0.write(idx, seq);
-        } else {
-            self.0.write_batch(idx, numbered(&mut self.1, seq, n));
+        if n > 1 {
+            return self.send_batch(seq, n);
         }
+        let Some(idx) = self.0.reserve(1) else { return 0 };
+        self.0.write(idx, seq);
+        self.0.submit(1);
+        1
+    }
+}
+
+impl TxProd {
+    #[inline(never)]
+    fn send_batch(&mut self, seq: u64, n: u32) -> u32 {
+        let Some(idx) = self.0.reserve(n) else { return 0 };
+        self.0.write_batch(idx, numbered(&mut self.1, seq, n));
         self.0.submit(n);
         n
     }
 }
 
 impl Rx for TxCons {
+    #[inline]
     fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
-        let c = &mut self.0;
-        if n == 1 {
-            // xskq_cons_peek_desc + xskq_cons_release: ->consumer is
-            // published when a peek finds the cache empty.
-            let Some(v) = c.peek_entry() else { return 0 };
-            expect(v, next);
-            c.release();
-            return 1;
+        if n > 1 {
+            return self.recv_batch(n, next);
         }
-        // xsk_tx_peek_release_desc_batch: nb_entries, read, release, publish.
+        // xskq_cons_peek_desc + xskq_cons_release: ->consumer is
+        // published when a peek finds the cache empty.
+        let Some(v) = self.0.peek_entry() else { return 0 };
+        expect(v, next);
+        self.0.release();
+        1
+    }
+}
+
+impl TxCons {
+    /// xsk_tx_peek_release_desc_batch: nb_entries, read, release, publish.
+    #[inline(never)]
+    fn recv_batch(&mut self, n: u32, next: &mut u64) -> u32 {
+        let c = &mut self.0;
         let k = c.nb_entries(n);
         if k == 0 {
             return 0;
@@ -146,15 +168,23 @@ impl Rx for TxCons {
 }
 
 impl Tx for CqProd {
+    #[inline]
     fn send(&mut self, seq: u64, n: u32) -> u32 {
-        let p = &mut self.0;
-        if n == 1 {
-            if p.reserve_addr(seq).is_err() {
-                return 0;
-            }
-            p.submit();
-            return 1;
+        if n > 1 {
+            return self.send_batch(seq, n);
         }
+        if self.0.reserve_addr(seq).is_err() {
+            return 0;
+        }
+        self.0.submit();
+        1
+    }
+}
+
+impl CqProd {
+    #[inline(never)]
+    fn send_batch(&mut self, seq: u64, n: u32) -> u32 {
+        let p = &mut self.0;
         let k = p.reserve_n(n);
         if k == 0 {
             return 0;
@@ -166,18 +196,31 @@ impl Tx for CqProd {
 }
 
 impl Rx for CqCons {
+    #[inline]
     fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
+        if n > 1 {
+            return self.recv_batch(n, next);
+        }
+        let (k, idx) = self.0.peek(1);
+        if k == 0 {
+            return 0;
+        }
+        expect(self.0.read(idx), next);
+        self.0.release(1);
+        1
+    }
+}
+
+impl CqCons {
+    #[inline(never)]
+    fn recv_batch(&mut self, n: u32, next: &mut u64) -> u32 {
         let (k, idx) = self.0.peek(n);
         if k == 0 {
             return 0;
         }
-        if k == 1 {
-            expect(self.0.read(idx), next);
-        } else {
-            let out = &mut self.1[..k as usize];
-            self.0.read_batch(idx, out);
-            check_all(out, next);
-        }
+        let out = &mut self.1[..k as usize];
+        self.0.read_batch(idx, out);
+        check_all(out, next);
         self.0.release(k);
         k
     }
@@ -201,6 +244,7 @@ pub fn rtrb_chunks(size: u32) -> (RtrbChunkProd, RtrbChunkCons) {
 }
 
 impl Tx for RtrbProd {
+    #[inline]
     fn send(&mut self, seq: u64, n: u32) -> u32 {
         for i in 0..n {
             if self.0.push(seq + i as u64).is_err() {
@@ -212,6 +256,7 @@ impl Tx for RtrbProd {
 }
 
 impl Rx for RtrbCons {
+    #[inline]
     fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
         for i in 0..n {
             match self.0.pop() {
@@ -224,6 +269,7 @@ impl Rx for RtrbCons {
 }
 
 impl Tx for RtrbChunkProd {
+    #[inline]
     fn send(&mut self, seq: u64, n: u32) -> u32 {
         match self.0.write_chunk_uninit(n as usize) {
             Ok(chunk) => chunk.fill_from_iter(seq..seq + n as u64) as u32,
@@ -233,6 +279,7 @@ impl Tx for RtrbChunkProd {
 }
 
 impl Rx for RtrbChunkCons {
+    #[inline]
     fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
         let k = self.0.slots().min(n as usize);
         if k == 0 {
@@ -257,6 +304,7 @@ pub fn crossbeam_pair(size: u32) -> (Xbeam, Xbeam) {
 }
 
 impl Tx for Xbeam {
+    #[inline]
     fn send(&mut self, seq: u64, n: u32) -> u32 {
         for i in 0..n {
             if self.0.push(seq + i as u64).is_err() {
@@ -268,6 +316,7 @@ impl Tx for Xbeam {
 }
 
 impl Rx for Xbeam {
+    #[inline]
     fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
         for i in 0..n {
             match self.0.pop() {
