@@ -12,7 +12,7 @@ use ringlab_kernel::sandbox::Sandbox;
 
 use super::live_packet::PacketSender;
 use super::live_xdp::{frame, largest_budget, XdpSender, TX_SIZE};
-use super::table::{col, median, ratio, ChartSpec, Fmt, Table, Val};
+use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table, Val};
 
 /// Seed 000 (ixgbe, 10 Gb/s, 64-byte frames): AF_PACKET against copy mode.
 pub const SEED_AF_PACKET: f64 = -0.236;
@@ -37,7 +37,8 @@ enum Path {
     Packet { batch: usize },
 }
 
-fn measure(ifindex: u32, p: Path, run: Duration) -> Result<f64, String> {
+/// Packets per second, and packets per system call.
+fn measure(ifindex: u32, p: Path, run: Duration) -> Result<(f64, f64), String> {
     match p {
         Path::Xdp { batch, budget } => {
             let mut s = XdpSender::new(ifindex, batch).map_err(|e| format!("AF_XDP socket: {e}"))?;
@@ -107,49 +108,57 @@ fn run_all(ifindex: u32, o: &LiveOpts, progress: bool) -> Result<Table, String> 
         Err(_) => None,
     };
     let mut samples = vec![Vec::new(); paths.len()];
+    let mut per_call = vec![Vec::new(); paths.len()];
     for round in 0..o.rounds {
         if progress {
             eprintln!("  live: round {}/{}", round + 1, o.rounds);
         }
         for (i, (_, p)) in paths.iter().enumerate() {
-            samples[i].push(measure(ifindex, *p, o.run)?);
+            let (pps, n) = measure(ifindex, *p, o.run)?;
+            samples[i].push(pps);
+            per_call[i].push(n);
         }
     }
     let m: Vec<Option<f64>> = samples.iter().map(|s| median(s)).collect();
+    let c: Vec<Val> = per_call.iter().map(|s| Val::from(median(s))).collect();
     let mut t = Table::new(
         "live",
         TITLE,
         vec![
             col("path", "path", Fmt::Text),
             col("pps", "packets/s", Fmt::Rate),
+            col("per_call", "per call", Fmt::Secs),
             col("against", "against", Fmt::Text),
             col("ratio", "ratio", Fmt::Ratio),
             col("diff", "diff", Fmt::Pct),
             col("seed", "seed 000 (ixgbe)", Fmt::Pct),
         ],
     );
-    t.push(vec![paths[0].0.into(), m[0].into(), "".into(), Val::None, Val::None, Val::None]);
-    let r = ratio(m[1], m[0]);
+    t.push(vec![paths[0].0.into(), m[0].into(), c[0].clone(), "".into(), Val::None, Val::None, Val::None]);
+    let r = paired_ratio(&samples[1], &samples[0]);
     t.push(vec![
         paths[1].0.into(),
         m[1].into(),
+        c[1].clone(),
         "copy mode".into(),
         r.into(),
         r.map(|r| r - 1.0).into(),
         SEED_AF_PACKET.into(),
     ]);
     if let Some(b) = big {
-        let r = ratio(m[3], m[2]);
-        t.push(vec![paths[2].0.into(), m[2].into(), "".into(), Val::None, Val::None, Val::None]);
+        let r = paired_ratio(&samples[3], &samples[2]);
+        t.push(vec![paths[2].0.into(), m[2].into(), c[2].clone(), "".into(), Val::None, Val::None, Val::None]);
         t.push(vec![
             format!("AF_XDP copy, batch 256, budget {b}").into(),
             m[3].into(),
+            c[3].clone(),
             "budget 32".into(),
             r.into(),
             r.map(|r| r - 1.0).into(),
             Val::None,
         ]);
     }
+    t.note("per call: packets per system call (AF_XDP: completions per sendto kick; AF_PACKET: frames per sendmmsg)");
     t.note("seed 000: 1,801,007 pps copy mode, 1,375,808 pps AF_PACKET (-23.6%), ixgbe 10 Gb/s, xdpsock -t -s 64");
     match budget {
         Ok((b, err)) => t.note(format!(
@@ -159,7 +168,7 @@ fn run_all(ifindex: u32, o: &LiveOpts, progress: bool) -> Result<Table, String> 
         Err(e) => t.note(format!("SKIP: budget rows: setsockopt XDP_MAX_TX_SKB_BUDGET refused ({e}); the option is in linux 6.17 and later")),
     }
     t.note(format!(
-        "median of {} interleaved runs of {} ms each; one sending thread pinned to the last CPU; a fresh socket per run",
+        "median of {} interleaved rounds of {} ms runs (ratios: of each round's); one sending thread pinned to the last CPU; a fresh socket per run",
         o.rounds,
         o.run.as_millis()
     ));

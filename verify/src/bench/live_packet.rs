@@ -42,8 +42,8 @@ impl PacketSender {
         Ok(s)
     }
 
-    /// Sends for `dur`: frames the kernel took per second.
-    pub fn run(&mut self, frame: &[u8], dur: Duration) -> io::Result<f64> {
+    /// Sends for `dur`: frames the kernel took per second, and per call.
+    pub fn run(&mut self, frame: &[u8], dur: Duration) -> io::Result<(f64, f64)> {
         let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
         // Safety: zeroed mmsghdrs are valid; each then names the address and the one iovec.
         let mut msgs: Vec<libc::mmsghdr> = (0..self.batch).map(|_| unsafe { std::mem::zeroed() }).collect();
@@ -54,8 +54,9 @@ impl PacketSender {
             m.msg_hdr.msg_iovlen = 1;
         }
         let t0 = Instant::now();
-        let mut sent = 0u64;
+        let (mut sent, mut calls) = (0u64, 0u64);
         while t0.elapsed() < dur {
+            calls += 1;
             // Safety: msgs, their iovec and the address outlive the call.
             let r = unsafe { libc::sendmmsg(self.fd, msgs.as_mut_ptr(), msgs.len() as u32, 0) };
             if r < 0 {
@@ -67,7 +68,7 @@ impl PacketSender {
             }
             sent += r as u64;
         }
-        Ok(sent as f64 / t0.elapsed().as_secs_f64())
+        Ok((sent as f64 / t0.elapsed().as_secs_f64(), sent as f64 / calls.max(1) as f64))
     }
 }
 

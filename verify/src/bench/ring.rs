@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crossbeam_queue::ArrayQueue;
 use ringlab_sim::ring::{KernelCons, KernelProd, Ring, UserCons, UserProd};
 
-use super::table::{col, median, ratio, ChartSpec, Fmt, Table};
+use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table};
 
 pub struct RingOpts {
     pub size: u32,
@@ -33,8 +33,8 @@ impl RingOpts {
         RingOpts {
             size: 2048,
             batches: vec![1, 16, 64, 256],
-            rounds: if quick { 1 } else { 5 },
-            run: Duration::from_millis(if quick { 30 } else { 200 }),
+            rounds: if quick { 1 } else { 7 },
+            run: Duration::from_millis(if quick { 30 } else { 150 }),
         }
     }
 }
@@ -452,29 +452,29 @@ pub fn bench(o: &RingOpts, progress: bool) -> Table {
     let mut batched_ok = [true, true];
     for (b, &batch) in o.batches.iter().enumerate() {
         let m: Vec<Option<f64>> = samples[b].iter().map(|s| median(s)).collect();
-        let (tx, cq, rt, xb) = (m[0], m[1], m[2], m[3]);
-        for (ok, ours) in batched_ok.iter_mut().zip([tx, cq]) {
-            if batch > 1 && !ratio(ours, rt).is_some_and(|r| r >= 1.0) {
+        let [tx, cq, rt, xb] = [&samples[b][0], &samples[b][1], &samples[b][2], &samples[b][3]];
+        let r = [paired_ratio(tx, rt), paired_ratio(cq, rt), paired_ratio(tx, xb), paired_ratio(cq, xb)];
+        for (ok, ours) in batched_ok.iter_mut().zip([r[0], r[1]]) {
+            if batch > 1 && !ours.is_some_and(|r| r >= 1.0) {
                 *ok = false;
             }
         }
-        let label = if batch == 1 { "1".to_string() } else { format!("{batch}") };
         t.push(vec![
-            label.into(),
-            tx.into(),
-            cq.into(),
-            rt.into(),
-            xb.into(),
-            ratio(tx, rt).into(),
-            ratio(cq, rt).into(),
-            ratio(tx, xb).into(),
-            ratio(cq, xb).into(),
+            batch.to_string().into(),
+            m[0].into(),
+            m[1].into(),
+            m[2].into(),
+            m[3].into(),
+            r[0].into(),
+            r[1].into(),
+            r[2].into(),
+            r[3].into(),
         ]);
     }
     t.note("tx: libxdp producer -> kernel consumer; cq: kernel producer -> libxdp consumer (sim/src/ring/)");
     t.note("rtrb: push/pop at batch 1, write_chunk_uninit/read_chunk above; crossbeam: ArrayQueue push/pop in a loop");
     t.note(format!(
-        "median of {} interleaved runs of {} ms each; threads pinned to CPUs 0 and 1",
+        "median of {} interleaved rounds of {} ms runs (ratios: median of each round's ratio); threads pinned to CPUs 0 and 1",
         o.rounds,
         o.run.as_millis()
     ));

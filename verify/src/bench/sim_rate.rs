@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use ringlab_sim::copy_tx::{sched, threads, CopyTxConfig, Design};
 
-use super::table::{col, median, ratio, ChartSpec, Fmt, Table};
+use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table};
 
 pub struct SimOpts {
     pub seed: u64,
@@ -98,20 +98,18 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
         ],
     );
     let base = o.configs.iter().position(|&c| c == (64, 1)).unwrap_or(0);
-    let (sb, tb) = (median(&seeded[base]), median(&threaded[base]));
     for (i, &(ring, sockets)) in o.configs.iter().enumerate() {
-        let (s, th) = (median(&seeded[i]), median(&threaded[i]));
         let frames = config(ring, sockets, o.seed).frames();
         t.push(vec![
             format!("ring {ring}, {sockets} sock").into(),
             (ring as u64).into(),
             (sockets as u64).into(),
             (frames as u64).into(),
-            s.into(),
-            th.into(),
-            ratio(th, s).into(),
-            ratio(s, sb).into(),
-            ratio(th, tb).into(),
+            median(&seeded[i]).into(),
+            median(&threaded[i]).into(),
+            paired_ratio(&threaded[i], &seeded[i]).into(),
+            paired_ratio(&seeded[i], &seeded[base]).into(),
+            paired_ratio(&threaded[i], &threaded[base]).into(),
         ]);
     }
     let (br, bs) = o.configs[base];
@@ -121,7 +119,7 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
         o.steps, o.packets
     ));
     t.note(format!(
-        "frames: two per ring slot, at most {MAX_FRAMES} (the scheduler's limit); median of {} runs; replay one: ringlab sim --seed {} --sockets N",
+        "frames: two per ring slot, at most {MAX_FRAMES} (the scheduler's limit); median of {} rounds (ratios: of each round's); replay one: ringlab sim --seed {} --sockets N",
         o.rounds, o.seed
     ));
     t.chart = Some(ChartSpec {

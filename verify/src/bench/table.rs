@@ -248,6 +248,15 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
 }
 
+/// The median of the ratios `a[i] / b[i]` of runs made side by side (the
+/// i-th of each in the same round): a drift in the machine's load between
+/// rounds then cancels out, where a ratio of the two medians would mix it
+/// in. None without a pair of positive figures.
+pub fn paired_ratio(a: &[f64], b: &[f64]) -> Option<f64> {
+    let r: Vec<f64> = a.iter().zip(b).filter_map(|(x, y)| ratio(Some(*x), Some(*y))).collect();
+    median(&r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +295,9 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+        // round 2 ran slower for both: the pairs say 2x throughout
+        assert_eq!(paired_ratio(&[4.0, 2.0, 8.0], &[2.0, 1.0, 4.0]), Some(2.0));
+        assert_eq!(paired_ratio(&[4.0], &[0.0]), None);
         assert_eq!(fmt_num(-0.236, Fmt::Pct), "-23.6%");
         assert_eq!(si(1_801_007.0), "1.80M");
         assert_eq!(fmt_num(0.0047, Fmt::Ratio), "4.70e-3x");
