@@ -22,9 +22,11 @@ pub use std::sync::{Mutex, MutexGuard};
 pub use std::thread;
 
 /// std's `UnsafeCell` behind loom's closure API (`with`, `with_mut`), which
-/// is what lets loom see every slot access.
+/// is what lets loom see every slot access. Transparent, so a slice of them
+/// is a slice of `T` (the owned ring copies runs of slots at once).
 #[cfg(not(loom))]
 #[derive(Debug, Default)]
+#[repr(transparent)]
 pub struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
 
 #[cfg(not(loom))]

@@ -233,9 +233,10 @@ fn rx(size: u32, start: u32, total: u32, pbatch: u32, cbatch: u32) {
 }
 
 /// Tx ring with the batch copies: libxdp's producer stores each batch with
-/// write_batch, the kernel's consumer loads each with read_batch (the
-/// owned ring's per-run copy, whose slot accesses loom tracks one by one).
-fn tx_copies(size: u32, start: u32, total: u32, batch: u32) {
+/// write_batch (or, `in_place`, write_with), the kernel's consumer loads
+/// each with read_batch (the owned ring's per-run copy, whose slot accesses
+/// loom tracks one by one).
+fn tx_copies(size: u32, start: u32, total: u32, batch: u32, in_place: bool) {
     model(move || {
         let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
         // Safety: the only consumer and the only producer of this ring.
@@ -248,8 +249,12 @@ fn tx_copies(size: u32, start: u32, total: u32, batch: u32) {
                     thread::yield_now();
                     continue;
                 };
-                let entries: Vec<u64> = (0..nb).map(|i| at(idx, i) as u64).collect();
-                p.write_batch(idx, &entries);
+                if in_place {
+                    p.write_with(idx, nb, |i| at(idx, i) as u64);
+                } else {
+                    let entries: Vec<u64> = (0..nb).map(|i| at(idx, i) as u64).collect();
+                    p.write_batch(idx, &entries);
+                }
                 p.submit(nb);
                 done += nb;
             }
@@ -276,8 +281,9 @@ fn tx_copies(size: u32, start: u32, total: u32, batch: u32) {
 }
 
 /// Completion ring with the batch copies: the kernel's write_addr_batch,
-/// libxdp's consumer loading each peek with read_batch.
-fn comp_copies(size: u32, start: u32, total: u32, batch: u32) {
+/// libxdp's consumer loading each peek with read_batch (or, `in_place`,
+/// read_with).
+fn comp_copies(size: u32, start: u32, total: u32, batch: u32, in_place: bool) {
     model(move || {
         let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
         // Safety: the only consumer of this ring.
@@ -291,7 +297,15 @@ fn comp_copies(size: u32, start: u32, total: u32, batch: u32) {
                 continue;
             }
             let mut out = vec![u64::MAX; n as usize];
-            c.read_batch(idx, &mut out);
+            if in_place {
+                let mut i = 0;
+                c.read_with(idx, n, |e| {
+                    out[i] = e;
+                    i += 1;
+                });
+            } else {
+                c.read_batch(idx, &mut out);
+            }
             for e in out {
                 let pos = at(start, seen);
                 assert_eq!(e, pos as u64, "FIFO: wrong entry at position {pos}");
@@ -354,10 +368,20 @@ fn rx_size4_batches() {
 
 #[test]
 fn tx_size2_batch_copies() {
-    tx_copies(2, NEAR_MAX, 4, 2);
+    tx_copies(2, NEAR_MAX, 4, 2, false);
+}
+
+#[test]
+fn tx_size2_in_place() {
+    tx_copies(2, NEAR_MAX, 4, 2, true);
 }
 
 #[test]
 fn comp_size2_batch_copies() {
-    comp_copies(2, NEAR_MAX, 4, 2);
+    comp_copies(2, NEAR_MAX, 4, 2, false);
+}
+
+#[test]
+fn comp_size2_in_place() {
+    comp_copies(2, NEAR_MAX, 4, 2, true);
 }

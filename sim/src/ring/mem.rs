@@ -64,6 +64,29 @@ pub unsafe trait RingMem {
             self.write(first.wrapping_add(i as u32), *e);
         }
     }
+
+    /// Hand the entries of positions `first` to `first + n - 1` to `f`, in
+    /// order, where they are.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RingMem::read`], for every position loaded.
+    unsafe fn read_with(&self, first: u32, n: u32, mut f: impl FnMut(Self::Entry)) {
+        for i in 0..n {
+            f(self.read(first.wrapping_add(i)));
+        }
+    }
+
+    /// Store `f(i)` at position `first + i`, for `i` in `0..n`, in place.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RingMem::write`], for every position stored.
+    unsafe fn write_with(&self, first: u32, n: u32, mut f: impl FnMut(u32) -> Self::Entry) {
+        for i in 0..n {
+            self.write(first.wrapping_add(i), f(i));
+        }
+    }
 }
 
 /// Implements [`RingMem`] for pointers to one, each method forwarded.
@@ -107,6 +130,14 @@ macro_rules! forward_ring_mem {
             #[inline]
             unsafe fn write_n(&self, first: u32, entries: &[M::Entry]) {
                 (**self).write_n(first, entries)
+            }
+            #[inline]
+            unsafe fn read_with(&self, first: u32, n: u32, f: impl FnMut(M::Entry)) {
+                (**self).read_with(first, n, f)
+            }
+            #[inline]
+            unsafe fn write_with(&self, first: u32, n: u32, f: impl FnMut(u32) -> M::Entry) {
+                (**self).write_with(first, n, f)
             }
         }
     )+};

@@ -104,22 +104,73 @@ unsafe impl<T: Copy> RingMem for Ring<T> {
     unsafe fn read_n(&self, first: u32, out: &mut [T]) {
         let (a, b) = self.split(first, out.len());
         let (out_a, out_b) = out.split_at_mut(a.len());
-        for (cells, out) in [(a, out_a), (b, out_b)] {
-            for (c, e) in cells.iter().zip(out) {
-                *e = c.with(|p| p.read());
-            }
-        }
+        copy_out(a, out_a);
+        copy_out(b, out_b);
     }
 
     #[inline]
     unsafe fn write_n(&self, first: u32, entries: &[T]) {
         let (a, b) = self.split(first, entries.len());
         let (in_a, in_b) = entries.split_at(a.len());
-        for (cells, entries) in [(a, in_a), (b, in_b)] {
-            for (c, e) in cells.iter().zip(entries) {
-                c.with_mut(|p| p.write(*e));
+        copy_in(in_a, a);
+        copy_in(in_b, b);
+    }
+
+    #[inline]
+    unsafe fn read_with(&self, first: u32, n: u32, mut f: impl FnMut(T)) {
+        let (a, b) = self.split(first, n as usize);
+        for cells in [a, b] {
+            for c in cells {
+                f(c.with(|p| p.read()));
             }
         }
+    }
+
+    #[inline]
+    unsafe fn write_with(&self, first: u32, n: u32, mut f: impl FnMut(u32) -> T) {
+        let (a, b) = self.split(first, n as usize);
+        let mut i = 0;
+        for cells in [a, b] {
+            for c in cells {
+                c.with_mut(|p| p.write(f(i)));
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Loads a run of slots into `out` (as long as `cells`): one copy, or under
+/// loom one tracked load per slot.
+#[inline]
+fn copy_out<T: Copy>(cells: &[UnsafeCell<T>], out: &mut [T]) {
+    assert!(cells.len() == out.len());
+    #[cfg(not(loom))]
+    // Safety: sync::UnsafeCell<T> is transparent over std's, which is over
+    // T, so the cells are `cells.len()` Ts; the caller owns them by the
+    // ring protocol, and `out` is as long and does not overlap them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(cells.as_ptr() as *const T, out.as_mut_ptr(), cells.len())
+    }
+    #[cfg(loom)]
+    for (c, e) in cells.iter().zip(out) {
+        *e = c.with(|p| unsafe { p.read() });
+    }
+}
+
+/// Stores `entries` into a run of slots as long: one copy, or under loom
+/// one tracked store per slot.
+#[inline]
+fn copy_in<T: Copy>(entries: &[T], cells: &[UnsafeCell<T>]) {
+    assert!(cells.len() == entries.len());
+    #[cfg(not(loom))]
+    // Safety: as in copy_out; a shared slice of cells may be written
+    // through, which is what UnsafeCell is for.
+    unsafe {
+        std::ptr::copy_nonoverlapping(entries.as_ptr(), cells.as_ptr() as *mut T, cells.len())
+    }
+    #[cfg(loom)]
+    for (c, e) in cells.iter().zip(entries) {
+        c.with_mut(|p| unsafe { p.write(*e) });
     }
 }
 
@@ -174,6 +225,11 @@ mod tests {
             r.write_n(5, &[]);
             let mut none: [u64; 0] = [];
             r.read_n(7, &mut none);
+            r.write_with(3, 3, |i| 10 + i as u64);
+            let mut seen = Vec::new();
+            r.read_with(3, 3, |e| seen.push(e));
+            assert_eq!(seen, [10, 11, 12]);
+            assert_eq!(r.read(0), 11);
         }
     }
 

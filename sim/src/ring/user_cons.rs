@@ -88,6 +88,23 @@ impl<R: RingMem> UserCons<R> {
         unsafe { self.q.ring.read_n(idx, out) }
     }
 
+    /// Spec: ConsRead, for `n` peeked positions from `idx`: each entry is
+    /// handed to `f` where it is, as an application reads it through
+    /// xsk_ring_cons__comp_addr() or xsk_ring_cons__rx_desc().
+    #[inline]
+    pub fn read_with(&self, idx: u32, n: u32, f: impl FnMut(R::Entry)) {
+        let behind = sub(self.q.cached_cons, idx);
+        check!(
+            n <= behind && behind <= self.q.ring.size(),
+            "user consumer: load of {} from {}, not among the peeked before {}",
+            n,
+            idx,
+            self.q.cached_cons,
+        );
+        // Safety: every position is peeked (C saw it published) and not released.
+        unsafe { self.q.ring.read_with(idx, n, f) }
+    }
+
     /// Spec: ConsRelease. libxdp: xsk_ring_cons__release(): `->consumer + nb`.
     /// The store is barrier D (Release, pairs with A): the entry loads are
     /// done before the producer may reuse their slots.
@@ -163,6 +180,26 @@ mod tests {
         assert_eq!(out, [5, 6, 7]);
         c.read_batch(add(idx, 1), &mut out[..2]);
         assert_eq!(out[..2], [6, 7]);
+    }
+
+    #[test]
+    fn read_with_hands_over_the_peeked_entries_in_order() {
+        let mut c = cons(2, u32::MAX);
+        unsafe { c.ring().write_n(u32::MAX, &[3, 4]) };
+        c.ring().producer().store(1, Release);
+        let (n, idx) = c.peek(2);
+        let mut seen = Vec::new();
+        c.read_with(idx, n, |e| seen.push(e));
+        assert_eq!(seen, [3, 4]);
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the peeked")]
+    fn read_with_beyond_the_peek_is_caught() {
+        let mut c = cons(4, 0);
+        c.ring().producer().store(1, Release);
+        let (_, idx) = c.peek(4);
+        c.read_with(idx, 2, |_| ());
     }
 
     #[test]

@@ -118,6 +118,23 @@ impl<R: RingMem> UserProd<R> {
         unsafe { self.q.ring.write_n(idx, entries) }
     }
 
+    /// Spec: ProdWrite, for `n` reserved positions from `idx`: `f(i)` is
+    /// stored at `idx + i` in place, as an application does through
+    /// xsk_ring_prod__tx_desc() or xsk_ring_prod__fill_addr().
+    #[inline]
+    pub fn write_with(&self, idx: u32, n: u32, f: impl FnMut(u32) -> R::Entry) {
+        let ahead = sub(self.q.cached_prod, idx);
+        check!(
+            n <= ahead && ahead <= self.q.ring.size(),
+            "user producer: store of {} from {}, not among the reserved before {}",
+            n,
+            idx,
+            self.q.cached_prod,
+        );
+        // Safety: every position is reserved and not submitted.
+        unsafe { self.q.ring.write_with(idx, n, f) }
+    }
+
     /// Spec: ProdSubmit. libxdp: xsk_ring_prod__submit(): `->producer + nb`.
     /// The store is barrier B (Release, pairs with C).
     #[inline]
@@ -187,6 +204,23 @@ mod tests {
         p.submit(3);
         let r = p.ring();
         assert_eq!(unsafe { (r.read(u32::MAX - 1), r.read(u32::MAX), r.read(0)) }, (7, 8, 10));
+    }
+
+    #[test]
+    fn write_with_stores_in_place() {
+        let mut p = prod(4, u32::MAX);
+        let idx = p.reserve(3).unwrap();
+        p.write_with(idx, 3, |i| 20 + i as u64);
+        let r = p.ring();
+        assert_eq!(unsafe { (r.read(u32::MAX), r.read(0), r.read(1)) }, (20, 21, 22));
+    }
+
+    #[test]
+    #[should_panic(expected = "not among the reserved")]
+    fn write_with_beyond_the_reservation_is_caught() {
+        let mut p = prod(4, 0);
+        let idx = p.reserve(1).unwrap();
+        p.write_with(idx, 2, |_| 0);
     }
 
     #[test]
