@@ -67,29 +67,31 @@ fn out_of_order(v: u64, want: u64) -> ! {
 
 type Mem = Arc<Ring<u64>>;
 
-/// A batch's entries on their way in or out (the kernel's
-/// pool->tx_descs, an application's array of addresses).
+/// The kernel side's array a batch is copied out to or in from (the tx
+/// ring's descriptors go to pool->tx_descs; the completion ring's
+/// addresses come from an array, as in xskq_prod_write_addr_batch()). The
+/// application side reads and writes its slots in place.
 fn buffer(size: u32) -> Vec<u64> {
     vec![0; size as usize]
 }
 
 /// The tx ring's pairing: libxdp produces, the kernel consumes.
-pub struct TxProd(UserProd<Mem>, Vec<u64>);
+pub struct TxProd(UserProd<Mem>);
 pub struct TxCons(KernelCons<Mem>, Vec<u64>);
 /// The completion ring's pairing: the kernel produces, libxdp consumes.
 pub struct CqProd(KernelProd<Mem>, Vec<u64>);
-pub struct CqCons(UserCons<Mem>, Vec<u64>);
+pub struct CqCons(UserCons<Mem>);
 
 pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
     let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
     // Safety: one handle per side, both following the ring protocol.
-    unsafe { (TxProd(UserProd::new(ring.clone()), buffer(size)), TxCons(KernelCons::new(ring), buffer(size))) }
+    unsafe { (TxProd(UserProd::new(ring.clone())), TxCons(KernelCons::new(ring), buffer(size))) }
 }
 
 pub fn ringlab_cq(size: u32) -> (CqProd, CqCons) {
     let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
     // Safety: one handle per side, both following the ring protocol.
-    unsafe { (CqProd(KernelProd::new(ring.clone()), buffer(size)), CqCons(UserCons::new(ring), buffer(size))) }
+    unsafe { (CqProd(KernelProd::new(ring.clone()), buffer(size)), CqCons(UserCons::new(ring))) }
 }
 
 /// The first `n` entries of `buf`, filled with `seq, seq + 1, ...`.
@@ -128,7 +130,8 @@ impl TxProd {
     #[inline(never)]
     fn send_batch(&mut self, seq: u64, n: u32) -> u32 {
         let Some(idx) = self.0.reserve(n) else { return 0 };
-        self.0.write_batch(idx, numbered(&mut self.1, seq, n));
+        // in place, as an application fills its tx descriptors
+        self.0.write_with(idx, n, |i| seq + i as u64);
         self.0.submit(n);
         n
     }
@@ -218,9 +221,8 @@ impl CqCons {
         if k == 0 {
             return 0;
         }
-        let out = &mut self.1[..k as usize];
-        self.0.read_batch(idx, out);
-        check_all(out, next);
+        // in place, as an application reads its completions
+        self.0.read_with(idx, k, |e| expect(e, next));
         self.0.release(k);
         k
     }
