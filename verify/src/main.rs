@@ -32,7 +32,7 @@ enum Cmd {
     Verify(VerifyArgs),
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
     Report(ReportArgs),
-    /// Copy-mode transmit on the simulator's rings (seeded, or on threads), then its cost table
+    /// The simulator: copy-mode transmit (default) or `devmem` tokens, seeded or on threads, then a cost table
     Sim(ringlab::sim::SimArgs),
     /// Differential testing: the AF_XDP copy-mode model against the running kernel
     Diff(ringlab::diff::DiffArgs),
