@@ -67,10 +67,10 @@ fn out_of_order(v: u64, want: u64) -> ! {
 
 type Mem = Arc<Ring<u64>>;
 
-/// The kernel side's array a batch is copied out to or in from (the tx
-/// ring's descriptors go to pool->tx_descs; the completion ring's
-/// addresses come from an array, as in xskq_prod_write_addr_batch()). The
-/// application side reads and writes its slots in place.
+/// The array a batch is copied out to or in from: the tx ring's
+/// descriptors go to pool->tx_descs, the completion ring's addresses come
+/// from an array (xskq_prod_write_addr_batch()) and go to the
+/// application's. The application writes its tx descriptors in place.
 fn buffer(size: u32) -> Vec<u64> {
     vec![0; size as usize]
 }
@@ -80,7 +80,7 @@ pub struct TxProd(UserProd<Mem>);
 pub struct TxCons(KernelCons<Mem>, Vec<u64>);
 /// The completion ring's pairing: the kernel produces, libxdp consumes.
 pub struct CqProd(KernelProd<Mem>, Vec<u64>);
-pub struct CqCons(UserCons<Mem>);
+pub struct CqCons(UserCons<Mem>, Vec<u64>);
 
 pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
     let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
@@ -91,7 +91,7 @@ pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
 pub fn ringlab_cq(size: u32) -> (CqProd, CqCons) {
     let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
     // Safety: one handle per side, both following the ring protocol.
-    unsafe { (CqProd(KernelProd::new(ring.clone()), buffer(size)), CqCons(UserCons::new(ring))) }
+    unsafe { (CqProd(KernelProd::new(ring.clone()), buffer(size)), CqCons(UserCons::new(ring), buffer(size))) }
 }
 
 /// The first `n` entries of `buf`, filled with `seq, seq + 1, ...`.
@@ -221,8 +221,11 @@ impl CqCons {
         if k == 0 {
             return 0;
         }
-        // in place, as an application reads its completions
-        self.0.read_with(idx, k, |e| expect(e, next));
+        // copied out at once (read_with, one by one in place, keeps the
+        // slots' lines longer from the producer)
+        let out = &mut self.1[..k as usize];
+        self.0.read_batch(idx, out);
+        check_all(out, next);
         self.0.release(k);
         k
     }
