@@ -131,13 +131,15 @@ fn tx(size: u32, start: u32, total: u32, pbatch: u32, cbatch: u32, bad_every: u3
 
 /// Kernel producer: one entry at a time (xskq_prod_reserve_addr +
 /// xskq_prod_submit) or, with `batch` > 1, xskq_prod_nb_free +
-/// xskq_prod_write_addr_batch + xskq_prod_submit_n; with `cancel`, the first
-/// batch reserves one more entry and gives it back (xskq_prod_cancel_n).
+/// xskq_prod_write_addr_batch (`in_place`: its loop, with write_with) +
+/// xskq_prod_submit_n; with `cancel`, the first batch reserves one more
+/// entry and gives it back (xskq_prod_cancel_n).
 fn kernel_producer<T: Copy + Send + 'static>(
     ring: Arc<Ring<T>>,
     total: u32,
     batch: u32,
     cancel: bool,
+    in_place: bool,
     entry: fn(u32) -> T,
 ) -> thread::JoinHandle<()> {
     // Safety: the only producer of this ring.
@@ -164,8 +166,13 @@ fn kernel_producer<T: Copy + Send + 'static>(
                 continue;
             }
             let first = p.cached_prod();
-            let entries: Vec<T> = (0..n).map(|i| entry(at(first, i))).collect();
-            p.write_addr_batch(&entries);
+            if in_place {
+                assert_eq!(p.reserve_n(n), n);
+                p.write_with(first, n, |i| entry(at(first, i)));
+            } else {
+                let entries: Vec<T> = (0..n).map(|i| entry(at(first, i))).collect();
+                p.write_addr_batch(&entries);
+            }
             if cancel && n > 1 {
                 p.cancel_n(1);
                 p.submit_n(n - 1);
@@ -214,7 +221,7 @@ fn comp(size: u32, start: u32, total: u32, pbatch: u32, cbatch: u32, cancel: boo
         let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
         // Safety: the only consumer of this ring.
         let mut c = unsafe { UserCons::new(ring.clone()) };
-        let prod = kernel_producer(ring, total, pbatch, cancel, |pos| pos as u64);
+        let prod = kernel_producer(ring, total, pbatch, cancel, false, |pos| pos as u64);
         user_consume(&mut c, start, total, cbatch, |e| e as u32);
         prod.join().unwrap();
     });
@@ -226,7 +233,7 @@ fn rx(size: u32, start: u32, total: u32, pbatch: u32, cbatch: u32) {
         let ring = Arc::new(Ring::new(size, start, XdpDesc::default()).unwrap());
         // Safety: the only consumer of this ring.
         let mut c = unsafe { UserCons::new(ring.clone()) };
-        let prod = kernel_producer(ring, total, pbatch, false, |pos| desc(pos, 0, 0));
+        let prod = kernel_producer(ring, total, pbatch, false, false, |pos| desc(pos, 0, 0));
         user_consume(&mut c, start, total, cbatch, |d| d.addr as u32);
         prod.join().unwrap();
     });
@@ -281,14 +288,14 @@ fn tx_copies(size: u32, start: u32, total: u32, batch: u32, in_place: bool) {
 }
 
 /// Completion ring with the batch copies: the kernel's write_addr_batch,
-/// libxdp's consumer loading each peek with read_batch (or, `in_place`,
-/// read_with).
+/// libxdp's consumer loading each peek with read_batch; or, `in_place`,
+/// the kernel's write_with and libxdp's read_with.
 fn comp_copies(size: u32, start: u32, total: u32, batch: u32, in_place: bool) {
     model(move || {
         let ring = Arc::new(Ring::new(size, start, u64::MAX).unwrap());
         // Safety: the only consumer of this ring.
         let mut c = unsafe { UserCons::new(ring.clone()) };
-        let prod = kernel_producer(ring, total, batch, false, |pos| pos as u64);
+        let prod = kernel_producer(ring, total, batch, false, in_place, |pos| pos as u64);
         let mut seen = 0;
         while seen < total {
             let (n, idx) = c.peek(batch);

@@ -146,6 +146,24 @@ impl<R: RingMem> KernelProd<R> {
         unsafe { self.q.ring.write_n(pos, entries) }
     }
 
+    /// Spec: ProdWrite, for `n` reserved positions from `pos`: `f(i)` is
+    /// stored at `pos + i` in place, as the loop of
+    /// xskq_prod_write_addr_batch() stores `descs[i].addr`.
+    #[inline]
+    pub fn write_with(&self, pos: u32, n: u32, f: impl FnMut(u32) -> R::Entry) {
+        let ahead = sub(self.q.cached_prod, pos);
+        check!(
+            n <= ahead && ahead <= self.q.ring.size(),
+            "kernel producer: store of {} from {}, not among the reserved before {}",
+            n,
+            pos,
+            self.q.cached_prod,
+        );
+        // Safety: every position is reserved and not submitted, so the
+        // consumer is done with its slot.
+        unsafe { self.q.ring.write_with(pos, n, f) }
+    }
+
     /// Kernel: xskq_prod_write_addr_batch(). The caller sized the batch with
     /// [`KernelProd::nb_free`], as xsk_tx_peek_release_desc_batch() does.
     pub fn write_addr_batch(&mut self, entries: &[R::Entry]) {
@@ -296,6 +314,16 @@ mod tests {
         let mut p = prod(4, 0);
         p.reserve_n(2);
         p.write_batch(1, &[1, 2]);
+    }
+
+    #[test]
+    fn write_with_stores_in_place_and_checks_the_reservation() {
+        let mut p = prod(2, u32::MAX);
+        assert_eq!(p.reserve_n(2), 2);
+        p.write_with(u32::MAX, 2, |i| 5 + i as u64);
+        assert_eq!(unsafe { (p.ring().read(u32::MAX), p.ring().read(0)) }, (5, 6));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.write_with(0, 2, |_| 0)));
+        assert!(caught.is_err());
     }
 
     #[test]
