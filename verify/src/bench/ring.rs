@@ -67,10 +67,9 @@ fn out_of_order(v: u64, want: u64) -> ! {
 
 type Mem = Arc<Ring<u64>>;
 
-/// The array a batch is copied out to or in from: the tx ring's
-/// descriptors go to pool->tx_descs, the completion ring's addresses come
-/// from an array (xskq_prod_write_addr_batch()) and go to the
-/// application's. The application writes its tx descriptors in place.
+/// The array a consumer copies a batch out to: the kernel's pool->tx_descs,
+/// the application's array of completed addresses. Producers store in
+/// place (write_with).
 fn buffer(size: u32) -> Vec<u64> {
     vec![0; size as usize]
 }
@@ -79,7 +78,7 @@ fn buffer(size: u32) -> Vec<u64> {
 pub struct TxProd(UserProd<Mem>);
 pub struct TxCons(KernelCons<Mem>, Vec<u64>);
 /// The completion ring's pairing: the kernel produces, libxdp consumes.
-pub struct CqProd(KernelProd<Mem>, Vec<u64>);
+pub struct CqProd(KernelProd<Mem>);
 pub struct CqCons(UserCons<Mem>, Vec<u64>);
 
 pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
@@ -91,16 +90,7 @@ pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
 pub fn ringlab_cq(size: u32) -> (CqProd, CqCons) {
     let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
     // Safety: one handle per side, both following the ring protocol.
-    unsafe { (CqProd(KernelProd::new(ring.clone()), buffer(size)), CqCons(UserCons::new(ring), buffer(size))) }
-}
-
-/// The first `n` entries of `buf`, filled with `seq, seq + 1, ...`.
-fn numbered(buf: &mut [u64], seq: u64, n: u32) -> &[u64] {
-    let out = &mut buf[..n as usize];
-    for (i, e) in out.iter_mut().enumerate() {
-        *e = seq + i as u64;
-    }
-    out
+    unsafe { (CqProd(KernelProd::new(ring.clone())), CqCons(UserCons::new(ring), buffer(size))) }
 }
 
 fn check_all(entries: &[u64], next: &mut u64) {
@@ -192,7 +182,8 @@ impl CqProd {
         if k == 0 {
             return 0;
         }
-        p.write_batch(p.cached_prod().wrapping_sub(k), numbered(&mut self.1, seq, k));
+        // in place, as the loop of xskq_prod_write_addr_batch() stores
+        p.write_with(p.cached_prod().wrapping_sub(k), k, |i| seq + i as u64);
         p.submit();
         k
     }
