@@ -10,8 +10,12 @@ use ringlab_model::Outcome;
 
 #[test]
 fn devmem_model_matches_manifest() {
-    let models = common::manifest_models_with_prefix("DevmemTokens", "MCDevmem_")
-        .expect("specs/manifest.json");
+    // The deep tier is TLC's (make verify-deep): its models take minutes.
+    let models: Vec<_> = common::manifest_models_with_prefix("DevmemTokens", "MCDevmem_")
+        .expect("specs/manifest.json")
+        .into_iter()
+        .filter(|m| m.tier == "ci")
+        .collect();
     assert!(models.len() >= 3, "{} devmem models", models.len());
     let mut bad = Vec::new();
     for m in &models {
