@@ -5,18 +5,24 @@
 //! The trace is written as a module defining the log (`MCXskCopyTxTrace`)
 //! with its .cfg, beside copies of the two specs, in a fresh directory
 //! under target/ringlab/copytx-trace/ (kept when the trace is rejected,
-//! so the model can be rerun by hand).
+//! so the model can be rerun by hand). The plumbing is trace_check's.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 use ringlab_model::copy_tx::{tla, Config, State};
-use ringlab_model::tla::{parse_value, Value};
-use ringlab_tlc::{Outcome, RunOpts, Tlc, TlcResult};
+use ringlab_tlc::{Tlc, TlcResult};
+
+use crate::trace_check::{self, is_ident, Run, TraceSpec};
+pub use crate::trace_check::TraceError;
 
 /// The generated module's name.
 pub const MODULE: &str = "MCXskCopyTxTrace";
+
+const SPEC: TraceSpec = TraceSpec {
+    spec: "XskCopyTx",
+    module: MODULE,
+    runs: "copytx-trace",
+};
 
 /// TLC's verdict on a trace. Steps are numbered from 1: step k goes from
 /// `states[k - 1]` to `states[k]`; step 0 stands for the first state.
@@ -26,35 +32,6 @@ pub enum Verdict {
     Accepted { steps: usize, distinct_states: u64 },
     /// `step` is the first that is not (0: the first state is not Init).
     Rejected { step: usize, reason: String },
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TraceError {
-    /// java or the TLC jar cannot be found.
-    NoTlc(String),
-    /// The states cannot be written as the spec's values.
-    BadTrace(String),
-    Io(String),
-    /// TLC ran but did not check the trace (a parse error, a crash).
-    Tlc(String),
-}
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceError::NoTlc(e) => write!(f, "TLC unavailable: {e}"),
-            TraceError::BadTrace(e) => write!(f, "not a copy-tx trace: {e}"),
-            TraceError::Io(e) => write!(f, "{e}"),
-            TraceError::Tlc(e) => write!(f, "TLC did not check the trace: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}
-
-fn is_ident(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The module defining `TraceLog`, one record of the spec's variables per
@@ -71,22 +48,14 @@ pub fn module(cfg: &Config, states: &[State]) -> Result<String, TraceError> {
     let mut rows = Vec::with_capacity(states.len());
     for (k, s) in states.iter().enumerate() {
         tla::check_names(cfg, s).map_err(|e| bad(format!("state {k}: {e}")))?;
-        rows.push(format!("  {}", tla::state_record(cfg, s)));
+        rows.push(tla::state_record(cfg, s));
     }
-    Ok(format!(
-        "---- MODULE {MODULE} ----\nEXTENDS XskCopyTxTrace\n\nCONSTANTS {}\n\nTraceLog == <<\n{}\n>>\n====\n",
-        names.join(", "),
-        rows.join(",\n")
-    ))
+    Ok(SPEC.module_text(&names, &rows))
 }
 
 /// The .cfg: the spec's constants, each declared model value as itself.
 pub fn cfg_text(cfg: &Config) -> String {
-    let mut out = tla::constants(cfg);
-    for n in tla::model_values(cfg) {
-        out += &format!("    {n} = {n}\n");
-    }
-    out + "    Log <- TraceLog\nINIT TraceInit\nNEXT TraceNext\n"
+    SPEC.cfg_text(tla::constants(cfg), &tla::model_values(cfg))
 }
 
 /// Write the trace model and the specs it needs into `dir`.
@@ -96,18 +65,7 @@ pub fn write_model(
     specs: &Path,
     dir: &Path,
 ) -> Result<(), TraceError> {
-    let io = |what: String, e: std::io::Error| TraceError::Io(format!("{what}: {e}"));
-    let text = module(cfg, states)?;
-    std::fs::create_dir_all(dir).map_err(|e| io(format!("creating {}", dir.display()), e))?;
-    for m in ["XskCopyTx.tla", "XskCopyTxTrace.tla"] {
-        std::fs::copy(specs.join(m), dir.join(m))
-            .map_err(|e| io(format!("copying {}", specs.join(m).display()), e))?;
-    }
-    let write = |name: String, text: String| {
-        std::fs::write(dir.join(&name), text).map_err(|e| io(format!("writing {name}"), e))
-    };
-    write(format!("{MODULE}.tla"), text)?;
-    write(format!("{MODULE}.cfg"), cfg_text(cfg))
+    SPEC.write_model(specs, dir, module(cfg, states)?, cfg_text(cfg))
 }
 
 /// Check `states` with TLC, the model written into `dir`.
@@ -119,102 +77,40 @@ pub fn check(
     dir: &Path,
 ) -> Result<Verdict, TraceError> {
     write_model(cfg, states, specs, dir)?;
-    let opts = RunOpts {
-        workers: 1,
-        metadir: dir.join("states"),
-        library: None,
-        extra: Vec::new(),
-    };
-    let spec = dir.join(format!("{MODULE}.tla"));
-    let result = ringlab_tlc::run(
-        tlc,
-        &spec,
-        &dir.join(format!("{MODULE}.cfg")),
-        &[],
-        &opts,
-        &mut |_| {},
-    )
-    .map_err(TraceError::Tlc)?;
-    verdict(&result, cfg, states)
+    verdict(&SPEC.run(tlc, dir)?, cfg, states)
 }
 
 /// What TLC's result says of `states`.
 pub fn verdict(r: &TlcResult, cfg: &Config, states: &[State]) -> Result<Verdict, TraceError> {
-    match &r.outcome {
-        Outcome::Deadlock => {
-            let last = r
-                .trace
-                .last()
-                .ok_or(TraceError::Tlc("a deadlock without a state".into()))?;
-            let step: usize = last
-                .var("i")
-                .and_then(|v| v.parse().ok())
-                .ok_or(TraceError::Tlc("the deadlock state has no i".into()))?;
-            let enabled = last.var("enabled").and_then(|v| parse_value(v).ok());
-            let names: Vec<&str> = match &enabled {
-                Some(Value::Set(s)) => s.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
+    match trace_check::read(r)? {
+        Run::Stuck { step, enabled } => {
             let from = step.saturating_sub(1);
-            let enabled = if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
+            let enabled = match enabled {
+                Some(names) if !names.is_empty() => names.join(", "),
+                _ => "none".to_string(),
             };
             let reason = format!(
                 "no step of XskCopyTx leads from state {from} to state {step}; enabled at state {from}: {enabled}"
             );
             Ok(Verdict::Rejected { step, reason })
         }
-        Outcome::Pass => {
-            let distinct_states = r
-                .distinct_states
-                .ok_or(TraceError::Tlc("no error but no state count".into()))?;
-            // Each state of the log is one TLC state (it has its own i);
-            // fewer means the first did not match Init.
-            if distinct_states < states.len() as u64 {
-                return Ok(Verdict::Rejected {
-                    step: 0,
-                    reason: not_init(cfg, &states[0]),
-                });
-            }
-            Ok(Verdict::Accepted {
-                steps: states.len() - 1,
-                distinct_states,
+        // Each state of the log is one TLC state (it has its own i);
+        // fewer means the first did not match Init.
+        Run::Matched { distinct_states } if distinct_states < states.len() as u64 => {
+            let differ = trace_check::differing(
+                &tla::variables(cfg, &State::init(cfg)),
+                &tla::variables(cfg, &states[0]),
+            );
+            Ok(Verdict::Rejected {
+                step: 0,
+                reason: trace_check::not_init(&differ),
             })
         }
-        Outcome::Error(e) => Err(TraceError::Tlc(e.clone())),
-        o => Err(TraceError::Tlc(format!("unexpected outcome {}", o.label()))),
+        Run::Matched { distinct_states } => Ok(Verdict::Accepted {
+            steps: states.len() - 1,
+            distinct_states,
+        }),
     }
-}
-
-/// Why state 0 is not Init, by the variables that differ from the model's.
-fn not_init(cfg: &Config, s: &State) -> String {
-    let init = tla::variables(cfg, &State::init(cfg));
-    let differ: Vec<&str> = init
-        .iter()
-        .zip(tla::variables(cfg, s))
-        .filter(|(a, b)| a.1 != b.1)
-        .map(|(a, _)| a.0)
-        .collect();
-    if differ.is_empty() {
-        // The model's Init prints as the log's first record, so the log's
-        // records and the trace spec's Observed disagree on the variables.
-        return "state 0 is not Init, though it prints as the model's Init: do the log's records and Observed name the same variables?".into();
-    }
-    format!("state 0 is not Init (it differs in {})", differ.join(", "))
-}
-
-/// A fresh directory under the tree's target/ringlab/copytx-trace/.
-fn fresh_dir() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let specs = ringlab_tlc::specs_dir();
-    let root = specs.parent().unwrap_or(&specs);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    root.join(format!(
-        "target/ringlab/copytx-trace/{}-{n}",
-        std::process::id()
-    ))
 }
 
 /// Check a copy-mode transmit trace against specs/XskCopyTx.tla.
@@ -243,20 +139,17 @@ fn fresh_dir() -> PathBuf {
 /// trace is accepted and kept, and named in the reason or error, otherwise.
 pub fn validate(cfg: &Config, states: &[State]) -> Result<Verdict, TraceError> {
     let tlc = Tlc::locate().map_err(TraceError::NoTlc)?;
-    let dir = fresh_dir();
-    let _ = std::fs::remove_dir_all(&dir);
-    let kept = |s: String| format!("{s} (TLC model in {})", dir.display());
-    match check(&tlc, cfg, states, &ringlab_tlc::specs_dir(), &dir) {
+    let scratch = SPEC.scratch();
+    match check(&tlc, cfg, states, &ringlab_tlc::specs_dir(), &scratch.dir) {
         Ok(v @ Verdict::Accepted { .. }) => {
-            let _ = std::fs::remove_dir_all(&dir);
+            scratch.remove();
             Ok(v)
         }
         Ok(Verdict::Rejected { step, reason }) => Ok(Verdict::Rejected {
             step,
-            reason: kept(reason),
+            reason: scratch.kept(reason),
         }),
-        Err(TraceError::Tlc(e)) => Err(TraceError::Tlc(kept(e))),
-        Err(e) => Err(e),
+        Err(e) => Err(scratch.kept_err(e)),
     }
 }
 

@@ -35,6 +35,7 @@ std_only! {
     pub mod threads;
     pub mod tlatrace;
     pub mod tlc;
+    pub mod trace_check;
     pub mod trace;
 
     pub use outcome::{Failure, RunError, Summary};
