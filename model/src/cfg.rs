@@ -87,6 +87,34 @@ pub fn unknown_section(word: &str) -> bool {
     !SECTIONS.contains(&word) && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
 }
 
+/// Whether `s` is a TLA+ identifier, as TLC's model values are named.
+pub fn is_ident(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A right-hand side `{a, b, c}` of identifiers (TRUE and FALSE are
+/// values): the model values it declares, each at most once. None when it
+/// is not such a set.
+pub fn model_value_set(text: &str) -> Option<Result<Vec<String>, String>> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+    let items: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if !items
+        .iter()
+        .all(|i| is_ident(i) && *i != "TRUE" && *i != "FALSE")
+    {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for i in items {
+        if names.iter().any(|n| n == i) {
+            return Some(Err(format!("{i} is listed twice")));
+        }
+        names.push(i.to_string());
+    }
+    Some(Ok(names))
+}
+
 /// What one .cfg file says, each constant's right-hand side as a `T`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CfgFile<T = String> {

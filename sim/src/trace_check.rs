@@ -9,6 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub use ringlab_model::cfg::is_ident;
 use ringlab_model::tla::{parse_value, Value};
 use ringlab_tlc::{Outcome, RunOpts, Tlc, TlcResult};
 
@@ -44,11 +45,6 @@ pub struct TraceSpec {
     pub module: &'static str,
     /// The folder under target/ringlab/ that holds the runs.
     pub runs: &'static str,
-}
-
-pub fn is_ident(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 impl TraceSpec {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::cfg::{read_file, unknown_section, CfgError, CfgFile};
+use crate::cfg::{model_value_set, read_file, unknown_section, CfgError, CfgFile};
 use crate::tla::{parse_value, Value};
 
 use super::config::{Config, Mode, Mutant};
@@ -38,28 +38,10 @@ enum Rhs {
     Value(Value),
 }
 
-fn is_ident(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn parse_rhs(text: &str) -> Result<Rhs, String> {
     let t = text.trim();
-    if let Some(inner) = t.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-        let items: Vec<&str> = inner.split(',').map(str::trim).collect();
-        if items
-            .iter()
-            .all(|i| is_ident(i) && *i != "TRUE" && *i != "FALSE")
-        {
-            let mut names: Vec<String> = Vec::new();
-            for i in items {
-                if names.iter().any(|n| n == i) {
-                    return Err(format!("{i} is listed twice"));
-                }
-                names.push(i.to_string());
-            }
-            return Ok(Rhs::ModelValues(names));
-        }
+    if let Some(names) = model_value_set(t) {
+        return names.map(Rhs::ModelValues);
     }
     parse_value(t).map(Rhs::Value).map_err(|e| e.msg)
 }
