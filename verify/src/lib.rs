@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod diff;
+pub mod kernel_test;
 pub mod manifest;
 pub mod mutants;
 pub mod prove;

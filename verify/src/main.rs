@@ -38,6 +38,8 @@ enum Cmd {
     Diff(ringlab::diff::DiffArgs),
     /// Performance, as ratios to peers measured in the same run: ring, simulator, TLC, live datapath
     Bench(ringlab::bench::BenchArgs),
+    /// A kernel patch series against 6.12.117: checkpatch, W=1, then built, booted in qemu and tested against the model
+    KernelTest(ringlab::kernel_test::KernelTestArgs),
 }
 
 #[derive(Args)]
@@ -117,6 +119,9 @@ struct VerifyArgs {
     /// Seed of the differential campaign
     #[arg(long, default_value_t = 1)]
     diff_seed: u64,
+    /// Also run `ringlab kernel-test` on the repository's series and its mutants (the "kernel" section; builds are cached)
+    #[arg(long)]
+    kernel: bool,
 }
 
 fn main() -> ExitCode {
@@ -142,6 +147,48 @@ fn diff_line(d: &serde_json::Value) -> String {
     format!(
         "live-kernel diff {} scenarios with {} divergences",
         d["scenarios"], d["divergences"]
+    )
+}
+
+/// The "kernel" section of `verify`: `ringlab kernel-test` on the
+/// repository's series with every patch of kernel/patches/mutants/.
+fn kernel_section(root: &Path, wanted: bool) -> (serde_json::Value, bool) {
+    if !wanted {
+        return (json!({ "skipped": "not requested (verify --kernel, or make kernel-vm-test)" }), true);
+    }
+    let mut mutants: Vec<PathBuf> = std::fs::read_dir(root.join("kernel/patches/mutants"))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
+        .unwrap_or_default();
+    mutants.sort();
+    let args = ringlab::kernel_test::KernelTestArgs { series: None, mutants, scenarios: 60, fault_rounds: 150, seed: 1, json: false };
+    match ringlab::kernel_test::test(root, &args) {
+        Ok(doc) => {
+            let ok = doc["ok"].as_bool().unwrap_or(false);
+            (doc, ok)
+        }
+        Err(e) => (json!({ "error": e }), false),
+    }
+}
+
+/// The kernel section in the closing line of `verify`.
+fn kernel_line(k: &serde_json::Value) -> String {
+    if k["skipped"].is_string() {
+        return "kernel VM test not run (--kernel)".into();
+    }
+    if let Some(e) = k["error"].as_str() {
+        return format!("kernel VM test failed to run ({e})");
+    }
+    format!(
+        "kernel series {} patches, checkpatch {} warnings, xskxceiver {} passed {} failed, diff {}+{} divergences, faults {} injected {} leaks{}",
+        k["patches"],
+        k["checkpatch_warnings"],
+        k["xskxceiver"]["pass"],
+        k["xskxceiver"]["fail"],
+        k["diff"]["baseline"]["divergences"],
+        k["diff"]["patched"]["divergences"],
+        k["faults"]["injected"],
+        k["faults"]["leaks"],
+        if k["ok"].as_bool().unwrap_or(false) { "" } else { " (FAILED)" }
     )
 }
 
@@ -215,15 +262,18 @@ fn run(cli: Cli) -> Result<bool, String> {
             let uresults = run_mutants(&root, &all, &mresults, &a.common);
             let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
             let (diff, diff_ok) = ringlab::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
+            let (kernel, kernel_ok) = kernel_section(&root, a.kernel);
             let ok = mresults.iter().all(|r| r.ok())
                 && presults.iter().all(|r| r.as_expected())
                 && uresults.iter().all(|r| r.ok())
-                && diff_ok;
+                && diff_ok
+                && kernel_ok;
             let doc = json!({
                 "models": mresults,
                 "proofs": proofs_json(&presults),
                 "mutants": mutants_json(&uresults),
                 "diff": diff,
+                "kernel": kernel,
                 "ok": ok,
             });
             let text = serde_json::to_string_pretty(&doc).unwrap();
@@ -247,17 +297,18 @@ fn run(cli: Cli) -> Result<bool, String> {
                     .map(|r| r.ok())
                     .chain(presults.iter().map(|r| r.as_expected()))
                     .chain(uresults.iter().map(|r| r.ok()))
-                    .chain([diff_ok])
+                    .chain([diff_ok, kernel_ok])
                     .collect();
                 println!(
-                    "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed, {}",
+                    "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed, {}, {}",
                     mresults.iter().filter(|r| r.ok()).count(),
                     mresults.len(),
                     presults.iter().filter(|r| r.as_expected()).count(),
                     presults.len(),
                     uresults.iter().filter(|r| r.ok()).count(),
                     uresults.len(),
-                    diff_line(&diff)
+                    diff_line(&diff),
+                    kernel_line(&kernel)
                 );
                 closing("verify", &flags);
             }
@@ -276,6 +327,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         Cmd::Sim(a) => ringlab::sim::run(&a),
         Cmd::Diff(a) => ringlab::diff::run(&a),
         Cmd::Bench(a) => ringlab::bench::run(&a),
+        Cmd::KernelTest(a) => ringlab::kernel_test::run(&a),
         Cmd::Report(a) => {
             let root = find_root()?;
             let start = std::time::Instant::now();

@@ -1,0 +1,193 @@
+//! The VM side of `ringlab kernel-test`: kernels built and booted by the
+//! scripts in kernel/vm/, each with a plan of commands the guest runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// One kernel under test.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    /// baseline, patched, or mutant-<name>.
+    pub label: String,
+    /// The series folder, or None for 6.12.117 as released.
+    pub series: Option<PathBuf>,
+}
+
+/// A differential campaign in the guest: a batch size (0: the
+/// per-descriptor loop) and a TX budget.
+#[derive(Debug, Clone, Copy)]
+pub struct Campaign {
+    pub batch: u32,
+    pub budget: u32,
+}
+
+/// What the guest runs and how much.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub xskxceiver: bool,
+    /// The 6.12 (mainline) profile, for the baseline kernel.
+    pub mainline: bool,
+    pub campaigns: Vec<Campaign>,
+    pub faults: Vec<Campaign>,
+    pub scenarios: u64,
+    pub fault_rounds: u64,
+    pub seed: u64,
+}
+
+impl Campaign {
+    pub fn name(&self) -> String {
+        format!("diff-batch{}-budget{}", self.batch, self.budget)
+    }
+
+    pub fn fault_name(&self) -> String {
+        format!("faults-batch{}-budget{}", self.batch, self.budget)
+    }
+}
+
+/// The plan file guest/init reads: `NAME TIMEOUT_SECONDS COMMAND...`.
+pub fn plan_text(p: &Plan) -> String {
+    let d = "/ringlab/ringlab-diff";
+    let mut t = String::from("# written by ringlab kernel-test\n");
+    t += &format!("probe 300 {d} probe\n");
+    if p.xskxceiver {
+        t += "xskxceiver 3600 sh /ringlab/xskxceiver/xskxceiver-run.sh\n";
+    }
+    if p.mainline {
+        t += &format!("diff-mainline 5400 {d} campaign --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
+    }
+    for c in &p.campaigns {
+        t += &format!(
+            "{} 5400 {d} campaign --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
+            c.name(),
+            c.batch,
+            c.budget,
+            p.scenarios,
+            p.seed
+        );
+    }
+    for c in &p.faults {
+        t += &format!(
+            "{} 3600 {d} faults --batch {} --budget {} --rounds {} --seed {}\n",
+            c.fault_name(),
+            c.batch,
+            c.budget,
+            p.fault_rounds,
+            p.seed
+        );
+    }
+    t
+}
+
+/// Where everything of the pipeline lives (built trees, kernels, runs).
+pub fn work_dir(root: &Path) -> PathBuf {
+    std::env::var_os("RINGLAB_KERNEL_VM_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target/ringlab/kernel-vm"))
+}
+
+/// Runs a script of kernel/vm/, its output passed through, and returns
+/// its stdout.
+fn script(root: &Path, name: &str, args: &[String]) -> Result<String, String> {
+    let path = root.join("kernel/vm").join(name);
+    let o = Command::new("bash")
+        .arg(&path)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    for l in out.lines() {
+        eprintln!("  {l}");
+    }
+    if o.status.success() {
+        Ok(out)
+    } else {
+        Err(format!("kernel/vm/{name} {} failed ({})", args.join(" "), o.status))
+    }
+}
+
+/// Builds `k` (cached by kernel/vm/build-kernel.sh); returns its source
+/// tree and the build's wall time.
+pub fn build(root: &Path, k: &Kernel) -> Result<(PathBuf, f64), String> {
+    let kdir = work_dir(root).join("kernels").join(&k.label);
+    let series = k.series.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "none".into());
+    let t = Instant::now();
+    script(root, "build-kernel.sh", &["--series".into(), series, "--out".into(), kdir.display().to_string(), "--label".into(), k.label.clone()])?;
+    let src = std::fs::read_to_string(kdir.join("src-path")).map_err(|e| format!("{}/src-path: {e}", kdir.display()))?;
+    Ok((PathBuf::from(src.trim()), t.elapsed().as_secs_f64()))
+}
+
+/// The guest payload of `k`: ringlab-diff and xskxceiver built from `src`.
+pub fn payload(root: &Path, k: &Kernel, src: &Path) -> Result<PathBuf, String> {
+    let diff = root.join("target/release/ringlab-diff");
+    if !diff.is_file() {
+        return Err(format!("{}: missing (cargo build --release -p ringlab-kernel --bin ringlab-diff)", diff.display()));
+    }
+    let dir = work_dir(root).join("payload").join(&k.label);
+    let xsk = work_dir(root).join("xskxceiver").join(&k.label);
+    script(root, "xskxceiver.sh", &["--src".into(), src.display().to_string(), "--out".into(), xsk.display().to_string()])?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("xskxceiver")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::copy(&diff, dir.join("ringlab-diff")).map_err(|e| format!("copying ringlab-diff: {e}"))?;
+    for e in std::fs::read_dir(&xsk).map_err(|e| format!("{}: {e}", xsk.display()))?.flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join("xskxceiver").join(e.file_name())).map_err(|er| format!("{}: {er}", e.path().display()))?;
+        }
+    }
+    Ok(dir)
+}
+
+/// Boots `k` with `plan`; returns the folder holding the guest's results
+/// (NAME.out, NAME.rc, ...) and the boot's wall time.
+pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(PathBuf, f64), String> {
+    let out = work_dir(root).join("runs").join(&k.label);
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let plan_file = out.join("plan");
+    std::fs::write(&plan_file, plan_text(plan)).map_err(|e| format!("{}: {e}", plan_file.display()))?;
+    let series = k.series.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "none".into());
+    let t = Instant::now();
+    script(
+        root,
+        "run.sh",
+        &[
+            "--label".into(),
+            k.label.clone(),
+            "--series".into(),
+            series,
+            "--plan".into(),
+            plan_file.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--payload".into(),
+            payload.display().to_string(),
+            "--timeout".into(),
+            "10800".into(),
+        ],
+    )?;
+    Ok((out.join("results"), t.elapsed().as_secs_f64()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_lines_name_timeout_command() {
+        let p = Plan {
+            xskxceiver: true,
+            mainline: true,
+            campaigns: vec![Campaign { batch: 16, budget: 64 }],
+            faults: vec![Campaign { batch: 0, budget: 32 }],
+            scenarios: 7,
+            fault_rounds: 9,
+            seed: 3,
+        };
+        let t = plan_text(&p);
+        for l in t.lines().filter(|l| !l.starts_with('#')) {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
+        }
+        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab-diff campaign --profile batch --batch 16 --budget 64 --scenarios 7 --seed 3"));
+        assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab-diff faults --batch 0 --budget 32 --rounds 9 --seed 3"));
+    }
+}
