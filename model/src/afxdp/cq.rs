@@ -19,6 +19,12 @@ impl Ring<u64> {
         self.cached_prod.wrapping_sub(self.cons) >= self.size
     }
 
+    /// xskq_prod_nb_free (it re-reads ->consumer when short): how many of
+    /// `max` slots are free.
+    pub fn prod_nb_free(&self, max: u32) -> u32 {
+        self.size.wrapping_sub(self.cached_prod.wrapping_sub(self.cons)).min(max)
+    }
+
     /// xskq_prod_reserve(_addr): one slot, `addr` written into it now when
     /// `write` (the profile writes at reserve time).
     pub fn prod_reserve(&mut self, addr: u64, write: bool) -> bool {

@@ -4,8 +4,9 @@
 //! path with the fill ring, and XDP_STATISTICS. `ringlab diff` runs the
 //! same [`Scenario`] here and on the live kernel and compares every
 //! [`Obs`]ervation. Rules differing between kernel releases are named in a
-//! [`Profile`].
+//! [`Profile`]; so is the copy-mode batch series (batch.rs).
 
+mod batch;
 mod cq;
 mod packet;
 mod poll;
@@ -15,6 +16,9 @@ mod scenario;
 mod state;
 mod tx;
 mod validate;
+
+#[cfg(test)]
+mod batch_tests;
 
 pub use poll::{POLLIN_MASK, POLLOUT_MASK};
 pub use profile::{DropFrags, Profile};

@@ -32,6 +32,9 @@ pub struct Profile {
     /// completion slots cancelled (xsk_drop_skb -> xsk_consume_skb ->
     /// xsk_cq_cancel_locked) or their addresses completed.
     pub drop_frags: DropFrags,
+    /// XDP_GENERIC_XMIT_BATCH: descriptors built and sent as one batch
+    /// (batch.rs); 0 is the per-descriptor loop.
+    pub tx_batch: u32,
 }
 
 /// The fragments of a dropped packet (xsk_drop_skb).
@@ -59,6 +62,7 @@ pub const V6_12: Profile = Profile {
     cq_addr_on_submit: false,
     // xsk_drop_skb: invalid_descs += num; xsk_consume_skb cancels num slots.
     drop_frags: DropFrags::Cancel,
+    tx_batch: 0,
 };
 
 /// linux 6.18, measured on the live kernel (kernel/tests/live.rs,
@@ -89,6 +93,7 @@ pub const V6_18: Profile = Profile {
     // completions [f1, f2] and tx_invalid_descs 2; a 20-descriptor packet
     // (-EOVERFLOW at the 19th) gives all 20 addresses and 20 invalid.
     drop_frags: DropFrags::Complete,
+    tx_batch: 0,
 };
 
 const fn libc_eagain() -> i32 {
@@ -111,11 +116,26 @@ impl Profile {
         let mut it = release.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
         let major: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
         let minor: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-        let mut p = if (major, minor) >= (6, 18) { V6_18 } else { V6_12 };
-        if cfg!(feature = "mutant-diff-budget-33") {
-            p.tx_budget = 33;
+        if (major, minor) >= (6, 18) {
+            V6_18
+        } else {
+            V6_12
         }
-        p
+    }
+
+    /// 6.12.117 with the copy-mode batch series, batch off: the TX budget
+    /// set with XDP_MAX_TX_SKB_BUDGET, and completions written when the
+    /// skb is freed (the skb keeps its descriptors' addresses; a reserved
+    /// CQ slot is only a count), full 64-bit addresses. So a lone
+    /// completion (xsk_cq_submit_addr_single_locked) needs only a free
+    /// slot. The rest of the loop is 6.12.117's.
+    pub const fn design_b(budget: u32) -> Profile {
+        Profile { name: "6.12+batch", tx_budget: budget, cq_addr_on_submit: true, ..V6_12 }
+    }
+
+    /// design_b with XDP_GENERIC_XMIT_BATCH = `batch` (batch.rs).
+    pub const fn batch(batch: u32, budget: u32) -> Profile {
+        Profile { tx_batch: batch, ..Profile::design_b(budget) }
     }
 }
 
@@ -128,5 +148,13 @@ mod tests {
         assert_eq!(Profile::for_release("6.18.44-fc-v595").name, "6.18");
         assert_eq!(Profile::for_release("6.12.117+deb12-amd64").name, "6.12");
         assert_eq!(Profile::for_release("7.0.1").name, "6.18");
+    }
+
+    #[test]
+    fn batch_profile_is_6_12_with_design_b() {
+        let p = Profile::batch(16, 64);
+        assert_eq!((p.tx_batch, p.tx_budget, p.cq_addr_on_submit, p.completion_clears_bit0), (16, 64, true, false));
+        assert_eq!((p.cq_full_errno, p.tx_cons_published_on_return, p.drop_frags), (0, false, DropFrags::Cancel));
+        assert_eq!(Profile::design_b(32), Profile::batch(0, 32));
     }
 }

@@ -1,6 +1,6 @@
 //! Copy-mode transmit: __xsk_generic_xmit (net/xdp/xsk.c, 6.12.117
 //! l.991-1100) for a socket without TX metadata, on a veth; multi-buffer
-//! packets in packet.rs.
+//! packets in packet.rs, the batch series' batches in batch.rs.
 
 use super::scenario::{Obs, TxDesc, ETH_P_RINGLAB, XDP_PKT_CONTD};
 use super::state::Model;
@@ -50,7 +50,7 @@ impl Model {
     /// (xp_create_and_assign_umem sets it and no copy-mode path clears it),
     /// so __xsk_sendmsg always calls xsk_generic_xmit, need_wakeup or not.
     pub(super) fn sendto(&mut self, s: usize) -> i32 {
-        let ret = self.generic_xmit(s);
+        let ret = if self.profile.tx_batch > 0 { self.generic_xmit_batch(s) } else { self.generic_xmit(s) };
         if self.profile.tx_cons_published_on_return {
             let k = &mut self.socks[s];
             k.tx.cons = k.tx.cached_cons;
@@ -59,61 +59,70 @@ impl Model {
     }
 
     fn generic_xmit(&mut self, s: usize) -> i32 {
-        let mut budget = self.profile.tx_budget;
-        let (chunk, umem_len) = (self.setup.frame_size, self.setup.umem_len());
+        let mut budget = self.tx_budget();
         // while (xskq_cons_peek_desc(xs->tx, &desc, xs->pool))
         loop {
-            let Some((addr, len, options)) = self.socks[s].tx.kernel_peek() else {
-                // xskq_cons_read_desc on an empty ring: queue_empty_descs++.
-                self.socks[s].stats.tx_ring_empty_descs += 1;
-                return 0;
-            };
-            if !aligned_valid(addr, len, options, chunk, umem_len) {
-                // xskq_cons_is_valid_desc: invalid_descs++, the loop ends
-                // with the descriptor still in the ring: `if
-                // (xskq_has_descs(xs->tx))` (l.1075).
-                self.socks[s].stats.tx_invalid_descs += 1;
-                return self.invalid_after_loop(s, addr, options);
-            }
-            // `if (max_batch-- == 0) { err = -EAGAIN; goto out; }`: the
-            // descriptor stays (peek does not consume).
-            if budget == 0 {
-                return EAGAIN;
-            }
-            budget -= 1;
-            if self.socks[s].drain_cont {
-                match self.drain_one(s, addr, options) {
-                    Step::Next => continue,
-                    Step::Return(e) => return e,
-                }
-            }
-            // xsk_cq_reserve_addr_locked: the backpressure on the CQ.
-            if !self.cq.prod_reserve(addr, !self.profile.cq_addr_on_submit) {
-                return self.profile.cq_full_errno;
-            }
-            // xsk_build_skb: XDP_TX_METADATA on a packet's first descriptor
-            // without tx_metadata_len is -EINVAL, the CQ slot cancelled,
-            // the descriptor left in place.
-            if self.socks[s].skb.is_none() && options & XDP_TX_METADATA != 0 {
-                self.cq.prod_cancel(1);
-                return EINVAL;
-            }
-            if self.overflows(s, addr, len, options) {
-                continue;
-            }
-            // xskq_cons_release.
-            let k = &mut self.socks[s];
-            k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
-            let mut pkt = k.skb.take().unwrap_or_default();
-            pkt.push((addr, len));
-            if contd(options) {
-                k.skb = Some(pkt);
-                continue;
-            }
-            if let Step::Return(e) = self.direct_xmit(&pkt) {
+            if let Step::Return(e) = self.xmit_desc(s, &mut budget) {
                 return e;
             }
         }
+    }
+
+    /// `max_batch` at the start of __xsk_generic_xmit. The
+    /// mutant-diff-budget-33 model allows one descriptor more.
+    pub(super) fn tx_budget(&self) -> u32 {
+        self.profile.tx_budget + cfg!(feature = "mutant-diff-budget-33") as u32
+    }
+
+    /// One iteration of __xsk_generic_xmit's per-descriptor loop, the
+    /// loop's tail included when its peek stops: Return ends the call.
+    pub(super) fn xmit_desc(&mut self, s: usize, budget: &mut u32) -> Step {
+        let (chunk, umem_len) = (self.setup.frame_size, self.setup.umem_len());
+        let Some((addr, len, options)) = self.socks[s].tx.kernel_peek() else {
+            // xskq_cons_read_desc on an empty ring: queue_empty_descs++.
+            self.socks[s].stats.tx_ring_empty_descs += 1;
+            return Step::Return(0);
+        };
+        if !aligned_valid(addr, len, options, chunk, umem_len) {
+            // xskq_cons_is_valid_desc: invalid_descs++, the loop ends
+            // with the descriptor still in the ring: `if
+            // (xskq_has_descs(xs->tx))` (l.1075).
+            self.socks[s].stats.tx_invalid_descs += 1;
+            return Step::Return(self.invalid_after_loop(s, addr, options));
+        }
+        // `if (max_batch-- == 0) { err = -EAGAIN; goto out; }`: the
+        // descriptor stays (peek does not consume).
+        if *budget == 0 {
+            return Step::Return(EAGAIN);
+        }
+        *budget -= 1;
+        if self.socks[s].drain_cont {
+            return self.drain_one(s, addr, options);
+        }
+        // xsk_cq_reserve_addr_locked: the backpressure on the CQ.
+        if !self.cq.prod_reserve(addr, !self.profile.cq_addr_on_submit) {
+            return Step::Return(self.profile.cq_full_errno);
+        }
+        // xsk_build_skb: XDP_TX_METADATA on a packet's first descriptor
+        // without tx_metadata_len is -EINVAL, the CQ slot cancelled,
+        // the descriptor left in place.
+        if self.socks[s].skb.is_none() && options & XDP_TX_METADATA != 0 {
+            self.cq.prod_cancel(1);
+            return Step::Return(EINVAL);
+        }
+        if self.overflows(s, addr, len, options) {
+            return Step::Next;
+        }
+        // xskq_cons_release.
+        let k = &mut self.socks[s];
+        k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
+        let mut pkt = k.skb.take().unwrap_or_default();
+        pkt.push((addr, len));
+        if contd(options) {
+            k.skb = Some(pkt);
+            return Step::Next;
+        }
+        self.direct_xmit(&pkt)
     }
 
     /// __dev_direct_xmit of a whole packet. veth frees (orphans) the skb
@@ -123,7 +132,7 @@ impl Model {
     /// longer than is_skb_forwardable allows (MTU + ETH_HLEN + VLAN_HLEN):
     /// the skb is freed (so completed) and __xsk_generic_xmit returns
     /// -EBUSY.
-    fn direct_xmit(&mut self, pkt: &[(u64, u32)]) -> Step {
+    pub(super) fn direct_xmit(&mut self, pkt: &[(u64, u32)]) -> Step {
         let addrs = self.completed_addrs(pkt);
         self.cq.prod_submit(&addrs, self.profile.cq_addr_on_submit);
         let len: u32 = pkt.iter().map(|d| d.1).sum();
