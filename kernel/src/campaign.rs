@@ -20,10 +20,30 @@ use crate::{gen, shrink};
 pub struct Replay {
     pub kernel: String,
     pub profile: String,
-    /// The seed of the scenario before shrinking (`gen::scenario(seed)`).
+    /// The seed of the scenario before shrinking (`gen::scenario_for`).
     pub seed: u64,
     pub scenario: Scenario,
     pub mismatch: Option<Mismatch>,
+    /// The profile's batch size and TX budget (older files: 0 and 32).
+    #[serde(default)]
+    pub batch: u32,
+    #[serde(default = "default_budget")]
+    pub budget: u32,
+}
+
+fn default_budget() -> u32 {
+    crate::txopts::TX_BATCH_SIZE
+}
+
+impl Replay {
+    /// The profile to replay under: the batch series' as recorded, else
+    /// the running kernel's with the recorded budget.
+    pub fn profile(&self) -> Profile {
+        if self.profile == Profile::design_b(0).name {
+            return Profile::batch(self.batch, self.budget);
+        }
+        Profile { tx_budget: self.budget, ..Profile::for_release(&release()) }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -65,26 +85,45 @@ pub fn in_sandbox<T: Send + 'static>(f: impl FnOnce(&Env) -> io::Result<T> + Sen
     .map_err(|_| io::Error::other("the campaign thread panicked (its sandbox was removed)"))?
 }
 
+/// A campaign against the running kernel's profile, every divergence
+/// shrunk.
 pub fn run(opts: Opts) -> io::Result<Summary> {
-    in_sandbox(move |env| run_in(env, &opts))
+    run_with(opts, Profile::for_release(&release()), usize::MAX)
 }
 
-pub fn run_in(env: &Env, opts: &Opts) -> io::Result<Summary> {
+/// A campaign against `profile` (its TX options set on the kernel's
+/// sockets, its budget fitted by the generator); the first `shrunk`
+/// divergences are shrunk, the rest kept as generated.
+pub fn run_with(opts: Opts, profile: Profile, shrunk: usize) -> io::Result<Summary> {
+    in_sandbox(move |env| run_in(env, &opts, &profile, shrunk))
+}
+
+pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::Result<Summary> {
     let kernel = release();
-    let profile = Profile::for_release(&kernel);
+    let profile = *profile;
     let start = Instant::now();
     let mut sum = Summary { kernel: kernel.clone(), profile: profile.name.into(), seed: opts.seed, ..Default::default() };
     for i in 0..opts.scenarios {
         let seed = scenario_seed(opts.seed, i);
-        let s = gen::scenario(seed);
+        let s = gen::scenario_for(seed, profile.tx_budget);
         sum.scenarios += 1;
         sum.operations += s.len() as u64;
         if let Some(m) = check(env, &s, &profile)? {
+            let shrinking = sum.divergences.len() < shrunk;
             if opts.progress {
-                eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}; shrinking", m.at);
+                let what = if shrinking { "; shrinking" } else { "" };
+                eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}{what}", m.at);
             }
-            let (small, mm) = shrink::shrink(env, &s, &profile, m);
-            let rep = Replay { kernel: kernel.clone(), profile: profile.name.into(), seed, scenario: small, mismatch: Some(mm) };
+            let (small, mm) = if shrinking { shrink::shrink(env, &s, &profile, m) } else { (s, m) };
+            let rep = Replay {
+                kernel: kernel.clone(),
+                profile: profile.name.into(),
+                seed,
+                scenario: small,
+                mismatch: Some(mm),
+                batch: profile.tx_batch,
+                budget: profile.tx_budget,
+            };
             if let Some(dir) = &opts.out {
                 let path = dir.join(format!("diverge-{seed:016x}.json"));
                 write_replay(&path, &rep)?;
@@ -124,11 +163,37 @@ pub fn read_replay(path: &Path) -> io::Result<Replay> {
     serde_json::from_str(&text).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
 }
 
-/// Re-runs a replay file's scenario on the kernel and the model (under the
-/// running kernel's profile).
+/// Re-runs a replay file's scenario on the kernel and the model (under
+/// Replay::profile).
 pub fn replay(path: &Path) -> io::Result<(Replay, Option<Mismatch>)> {
     let r = read_replay(path)?;
-    let s = r.scenario.clone();
-    let m = in_sandbox(move |env| check(env, &s, &Profile::for_release(&release())))?;
+    let (s, p) = (r.scenario.clone(), r.profile());
+    let m = in_sandbox(move |env| check(env, &s, &p))?;
     Ok((r, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_keeps_the_batch_profile() {
+        let s = crate::gen::scenario(1);
+        let r = Replay {
+            kernel: "k".into(),
+            profile: "6.12+batch".into(),
+            seed: 1,
+            scenario: s,
+            mismatch: None,
+            batch: 16,
+            budget: 64,
+        };
+        let back: Replay = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back.profile(), Profile::batch(16, 64));
+        // Files written before the batch fields: budget 32.
+        let mut v = serde_json::to_value(&r).unwrap();
+        v.as_object_mut().unwrap().retain(|k, _| k != "batch" && k != "budget");
+        let old: Replay = serde_json::from_value(v).unwrap();
+        assert_eq!((old.batch, old.budget), (0, 32));
+    }
 }

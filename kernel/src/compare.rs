@@ -12,6 +12,7 @@ use ringlab_model::afxdp::{predict, Obs, Profile, Scenario};
 
 use crate::env::Env;
 use crate::runner;
+use crate::txopts::TxOpts;
 
 /// The first observation where kernel and model differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,9 +31,10 @@ pub fn first_mismatch(model: &[Obs], kernel: &[Obs]) -> Option<Mismatch> {
         .map(|at| Mismatch { at, model: model[at].clone(), kernel: kernel[at].clone() })
 }
 
-/// Runs `s` on both sides.
+/// Runs `s` on both sides, the kernel's sockets set up as `p` says
+/// (TxOpts).
 pub fn check(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Option<Mismatch>> {
-    let k = runner::run(env, s)?;
+    let k = runner::run_with(env, s, &TxOpts::of(p))?;
     let m = predict(s, p);
     Ok(first_mismatch(&m, &k))
 }

@@ -3,12 +3,14 @@
 //! drains, statistics (also read with short and long optlens), and (with
 //! an RX socket) fills, injected frames, RX consumption and polls; with
 //! XDP_USE_SG multi-buffer packets, with a shared umem a second socket
-//! (gen_mb.rs). The same seed always gives the same scenario.
+//! (gen_mb.rs); long runs of frames for batches. The same seed and budget
+//! always give the same scenario.
 
 use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
 use ringlab_sim::rng::Rng;
 
 use crate::gen_mb;
+use crate::txopts::TX_BATCH_SIZE;
 
 /// The largest frame a 1500-MTU veth forwards (ETH_HLEN + MTU).
 pub const MAX_WIRE: u32 = 1514;
@@ -85,9 +87,46 @@ pub(crate) const CLASSES: [Invalid; 10] = [
     Invalid::OptionsAllUnknown,
 ];
 
+/// XDP_MAX_TX_SKB_BUDGET takes at most the TX ring's entries: a budget
+/// over 32 gets a ring that holds it, or twice that (room for a full
+/// budget behind leftovers).
+pub(crate) fn fit(r: &mut Rng, s: &mut Setup, budget: u32) {
+    if budget > TX_BATCH_SIZE {
+        s.tx_size = s.tx_size.max(budget.next_power_of_two() << r.below(2));
+    }
+}
+
+/// A run of single-buffer frames as a batch takes them, longer or
+/// shorter than batches of 16 and 64 and the budget: sometimes one that
+/// veth drops (too short or too long), sometimes an invalid one, at any
+/// place.
+fn frame_run(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
+    let n = pick(r, &[8, 16, 17, 31, 33, 63, 64, 65, 100, s.tx_size]).min(s.tx_size);
+    let (fs, first) = (s.frame_size as u64, r.below(s.frames));
+    let mut v: Vec<TxDesc> = (0..n)
+        .map(|k| {
+            let addr = ((first + k) % s.frames) as u64 * fs;
+            TxDesc { addr, len: 14 + r.below(MAX_WIRE - 13), options: 0, class: "valid".into() }
+        })
+        .collect();
+    if r.chance(1, 3) {
+        let i = r.below(n) as usize;
+        v[i].len = pick(r, &[1, 13, MAX_WIRE + 5, s.frame_size]);
+        v[i].class = "valid, veth drops".into();
+    }
+    if r.chance(1, 3) {
+        let (i, c) = (r.below(n) as usize, pick(r, &CLASSES));
+        v[i] = invalid(r, s, c);
+    }
+    v
+}
+
 fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
     if s.sg && r.chance(1, 2) {
         return gen_mb::packet(r, s);
+    }
+    if r.chance(1, 4) {
+        return frame_run(r, s);
     }
     // TX_QUEUE_CONSUMER's shape: more clean frames than one sendto's budget.
     if s.tx_size >= 40 && r.chance(1, 3) {
@@ -120,11 +159,19 @@ fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
         .collect()
 }
 
+/// The scenario of `seed` for a kernel with the default TX budget.
 pub fn scenario(seed: u64) -> Scenario {
+    scenario_for(seed, TX_BATCH_SIZE)
+}
+
+/// The scenario of `seed` for sockets with TX budget `budget`: their TX
+/// rings hold it.
+pub fn scenario_for(seed: u64, budget: u32) -> Scenario {
     let mut r = Rng::new(seed);
-    let s = setup(&mut r);
+    let mut s = setup(&mut r);
+    fit(&mut r, &mut s, budget);
     if s.shared && r.chance(1, 2) {
-        return gen_mb::concurrent(&mut r, s);
+        return gen_mb::concurrent(&mut r, s, budget);
     }
     let n = 4 + r.below(24);
     let mut ops = Vec::new();

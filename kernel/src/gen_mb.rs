@@ -4,7 +4,7 @@
 use ringlab_model::afxdp::{Op, Scenario, Setup, TxDesc, XDP_PKT_CONTD};
 use ringlab_sim::rng::Rng;
 
-use crate::gen::{invalid, pick, CLASSES, MAX_WIRE};
+use crate::gen::{fit, invalid, pick, CLASSES, MAX_WIRE};
 
 /// MAX_SKB_FRAGS of an x86-64 kernel built with the default
 /// CONFIG_MAX_SKB_FRAGS: packets of 18 descriptors pass, 19 overflow.
@@ -56,15 +56,17 @@ fn owned(r: &mut Rng, s: &Setup, owner: u32) -> TxDesc {
 }
 
 /// Two sockets sharing a umem kick at the same time. Each ring holds at
-/// most 32 descriptors (one sendto's budget) and the CQ 64, so every
+/// most one sendto's budget of descriptors (32, or the larger budget the
+/// ring was fitted to) and the CQ twice that, at least 64, so every
 /// KickBoth finds room for all of both, and only valid single-buffer
 /// descriptors are sent: no lone completion (xsk_cq_submit_addr_single_locked)
 /// can meet the other socket's reserved slot, and so the result of each
 /// call does not depend on how the two interleave.
-pub fn concurrent(r: &mut Rng, mut s: Setup) -> Scenario {
+pub fn concurrent(r: &mut Rng, mut s: Setup, budget: u32) -> Scenario {
     s.sg = false;
-    s.comp_size = 64;
     s.tx_size = pick(r, &[8, 16, 32]);
+    fit(r, &mut s, budget);
+    s.comp_size = (2 * s.tx_size).max(64);
     let mut ops = Vec::new();
     for _ in 0..3 + r.below(12) {
         ops.push(match r.weighted(&[4, 4, 4, 1, 1]) {

@@ -20,3 +20,8 @@ pub mod compare;
 pub mod gen;
 pub mod gen_mb;
 pub mod shrink;
+pub mod txopts;
+pub mod probe;
+pub mod failnth;
+pub mod faults;
+pub mod flags;

@@ -18,6 +18,7 @@ use crate::env::Env;
 use crate::poll::{poll_once, stats_len};
 use crate::shared::{kick_fd, SharedXsk};
 use crate::sys::XdpStatistics;
+use crate::txopts::TxOpts;
 use crate::xsk::{Xsk, XskConfig};
 
 /// The model's first injected tag (ringlab_model::afxdp state.rs).
@@ -82,10 +83,20 @@ fn socket(st: &Setup, ifindex: u32, rx_size: u32, tx_size: u32, sg: bool) -> Xsk
     }
 }
 
+/// Runs `s` on sockets with the kernel's default TX options.
 pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
+    run_with(env, s, &TxOpts::default())
+}
+
+/// Runs `s` with `opts` set on each TX socket once it is bound.
+pub fn run_with(env: &Env, s: &Scenario, opts: &TxOpts) -> io::Result<Vec<Obs>> {
     let st = &s.setup;
     let tx = Xsk::create(&socket(st, env.ifindex_a, 0, st.tx_size, st.sg))?;
+    opts.apply(tx.fd, st.tx_size)?;
     let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, st.tx_size)?) } else { None };
+    if let Some(x) = &tx2 {
+        opts.apply(x.fd, st.tx_size)?;
+    }
     let rx = if st.rx_socket {
         let x = Xsk::create(&socket(st, env.ifindex_b, st.rx_size, 0, false))?;
         env.prog.insert(0, x.fd)?;

@@ -16,6 +16,9 @@ pub const XDP_UMEM_COMPLETION_RING: libc::c_int = 6;
 pub const XDP_STATISTICS: libc::c_int = 7;
 /// 6.17 and later (`xs->max_tx_budget`); ENOPROTOOPT before.
 pub const XDP_MAX_TX_SKB_BUDGET: libc::c_int = 9;
+/// The copy-mode batch series (kernel/patches): 0 (off) ..= 1024;
+/// ENOPROTOOPT on kernels without it.
+pub const XDP_GENERIC_XMIT_BATCH: libc::c_int = 10;
 
 // sockaddr_xdp.sxdp_flags.
 pub const XDP_SHARED_UMEM: u16 = 1 << 0;
