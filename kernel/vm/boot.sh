@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Boots a kernel with an initramfs from initramfs.sh in qemu and brings the
+# guest's /results back.
+#
+#   boot.sh --kernel BZIMAGE --initramfs FILE --out DIR [--timeout S] [--mem MIB] [--smp N]
+#
+# OUT/console.log   the console (ttyS0)
+# OUT/serial1.log   what the guest wrote to ttyS1: the results, base64
+# OUT/results/      the guest's /results
+set -euo pipefail
+
+die() { echo "boot: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+kernel="" initramfs="" out="" timeout=600 mem=1024 smp=2
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --kernel) kernel="${2:?--kernel needs BZIMAGE}"; shift 2 ;;
+        --initramfs) initramfs="${2:?--initramfs needs FILE}"; shift 2 ;;
+        --out) out="${2:?--out needs DIR}"; shift 2 ;;
+        --timeout) timeout="${2:?--timeout needs seconds}"; shift 2 ;;
+        --mem) mem="${2:?--mem needs MiB}"; shift 2 ;;
+        --smp) smp="${2:?--smp needs N}"; shift 2 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) die "unknown argument '$1' (usage: --kernel BZIMAGE --initramfs FILE --out DIR [--timeout S] [--mem MIB] [--smp N])" ;;
+    esac
+done
+[ -n "$kernel" ] || die "--kernel BZIMAGE is required"
+[ -n "$initramfs" ] || die "--initramfs FILE is required"
+[ -n "$out" ] || die "--out DIR is required"
+[ -f "$kernel" ] || die "kernel '$kernel' does not exist"
+[ -f "$initramfs" ] || die "initramfs '$initramfs' does not exist"
+for v in timeout mem smp; do
+    [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "--$v must be a positive integer, not '${!v}'"
+done
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (install qemu-system-x86: kernel/vm/deps.sh)"
+
+mkdir -p "$out"
+console="$out/console.log" serial1="$out/serial1.log"
+rm -rf "$out/results" "$console" "$serial1"
+
+# TCG only: -enable-kvm hangs on the machines this runs on.
+# ttyS0 (console) and ttyS1 (results) are files; no display, no NIC.
+t0="$(now)"
+set +e
+timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
+    -accel tcg -cpu max -m "$mem" -smp "$smp" \
+    -nographic -nodefaults -no-reboot -monitor none \
+    -serial "file:$console" -serial "file:$serial1" \
+    -kernel "$kernel" -initrd "$initramfs" \
+    -append "console=ttyS0 panic=-1 reboot=t" \
+    </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+set -e
+secs="$(since "$t0")"
+echo "$secs" > "$out/boot-seconds"
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    die "VM timed out after $timeout s: see $console"
+fi
+[ $rc -eq 0 ] || die "qemu failed (exit $rc): $(head -c 2000 "$out/qemu.log") (console: $console)"
+
+# Decode: the lines between the markers, base64 of a gzip'd tar whose sha256
+# and length the end marker carries.
+no_results() { die "the VM did not return results: see $console${1:+ ($1)}"; }
+[ -s "$serial1" ] || no_results "nothing on ttyS1"
+clean="$(mktemp)"; tgz="$(mktemp)"
+trap 'rm -f "$clean" "$tgz"' EXIT
+tr -d '\r' < "$serial1" > "$clean"
+grep -qx 'RINGLAB-RESULTS-BEGIN' "$clean" || no_results "no begin marker on ttyS1"
+end="$(grep -E '^RINGLAB-RESULTS-END [0-9a-f]{64} [0-9]+$' "$clean" | tail -n 1 || true)"
+[ -n "$end" ] || no_results "no end marker on ttyS1: the output was cut short"
+read -r _ want_sum want_size <<< "$end"
+# The last complete block, should a plan command have written a marker too.
+awk '/^RINGLAB-RESULTS-BEGIN$/ { buf = ""; on = 1; next }
+     /^RINGLAB-RESULTS-END / { if (on) last = buf; on = 0; next }
+     on { buf = buf $0 "\n" }
+     END { printf "%s", last }' "$clean" \
+    | base64 -d > "$tgz" 2>/dev/null || no_results "the results on ttyS1 are not valid base64"
+have_size="$(wc -c < "$tgz")"
+have_sum="$(sha256sum "$tgz" | cut -d' ' -f1)"
+if [ "$have_size" != "$want_size" ] || [ "$have_sum" != "$want_sum" ]; then
+    no_results "the results on ttyS1 are corrupt: $have_size bytes, sha256 $have_sum; expected $want_size bytes, $want_sum"
+fi
+tar -xzf "$tgz" -C "$out" || no_results "could not unpack the results tar"
+[ -d "$out/results" ] || no_results "the results tar had no results/ directory"
+
+echo "boot: VM ran in $secs s ($(wc -l < "$out/results/summary" 2>/dev/null || echo 0) plan commands): $out/results"
