@@ -8,7 +8,7 @@ CARGO ?= cargo
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
-.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench clean help
+.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench kernel-vm-test clean help
 
 all: verify
 
@@ -18,13 +18,14 @@ help:
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
 	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"
 	@echo "make bench        performance as ratios to peers, one run: ring, simulator, TLC, live AF_XDP (minutes)"
+	@echo "make kernel-vm-test  the kernel series: checkpatch, W=1, two kernels built and booted in qemu, xskxceiver, diff, faults"
 	@echo "make deps         install Java, Maven, the TLC jar, libz3, Chromium, mdBook (Debian 12, root)"
 
 deps:
 	@bash scripts/deps.sh
 
 build: deps
-	$(CARGO) build --release -p ringlab
+	$(CARGO) build --release -p ringlab -p ringlab-kernel --bins
 
 verify: build
 	$(RINGLAB) verify
@@ -72,6 +73,16 @@ docs:
 	@bash scripts/deps.sh --docs
 	mdbook build docs
 	@echo "tour: target/ringlab/docs/index.html"
+
+# kernel/patches/xsk-batch-xmit against linux 6.12.117: checkpatch.pl
+# --strict, git am + W=1 per patch, the released and the patched kernel
+# (and the series plus each mutant of kernel/patches/mutants/) built from
+# kernel/vm/config.fragment and booted in qemu; in each guest xskxceiver,
+# the differential campaigns and fault injection. Builds are cached in
+# target/ringlab/kernel-vm/.
+KERNEL_MUTANTS := $(sort $(wildcard kernel/patches/mutants/*.patch))
+kernel-vm-test: build
+	$(RINGLAB) kernel-test $(addprefix --mutant ,$(KERNEL_MUTANTS))
 
 clean:
 	$(CARGO) clean

@@ -6,7 +6,7 @@
 #
 #   sh xskxceiver-run.sh [--netns] [--busy-poll] [--tests "N N.."]
 #                        [--timeout SECS] [--retries N] [--budget SECS]
-#                        [--hugepages N] [--verbose]
+#                        [--hugepages N] [--exclude FILE] [--verbose]
 #
 # Each case runs in its own xskxceiver process (-m skb -t N), so a case that
 # aborts the program (exit_with_error) or hangs costs only itself. Between
@@ -37,6 +37,8 @@
 #   --budget      stop starting cases after SECS seconds (default 0: no
 #                 limit); cases not run count as failed. Give it a little
 #                 less than the plan's timeout so the summary is printed
+#   --exclude     FILE lines `CASE_NAME reason...`: those cases are not run
+#                 and count as skipped, with the reason
 #   --hugepages   make at least N 2 MiB huge pages available for the
 #                 unaligned-mode cases (default 16; 0 leaves the setting
 #                 alone); the previous value is restored at the end
@@ -64,6 +66,7 @@ retries=${XSK_RETRIES:-2}
 budget=${XSK_BUDGET:-0}
 hugepages=${XSK_HUGEPAGES:-16}
 verbose=${XSK_VERBOSE:-0}
+exclude=${XSK_EXCLUDE:-}
 
 usage() {
     sed -n '7,9p' "$0" >&2
@@ -80,6 +83,7 @@ parse_args() {
             --retries) [ $# -ge 2 ] || usage; retries=$2; shift ;;
             --budget) [ $# -ge 2 ] || usage; budget=$2; shift ;;
             --hugepages) [ $# -ge 2 ] || usage; hugepages=$2; shift ;;
+            --exclude) [ $# -ge 2 ] || usage; exclude=$2; shift ;;
             -v|--verbose) verbose=1 ;;
             -h|--help) usage ;;
             *) echo "xskxceiver-run: unknown argument: $1" >&2; usage ;;
@@ -246,6 +250,25 @@ sed -n 's/^\([0-9][0-9]*\): \(.*\)$/\1 \2/p' "$tmp/list" >"$tmp/cases"
 for n in $tests; do
     grep -q "^$n " "$tmp/cases" || die "no case $n (xskxceiver -l: 0..$(tail -n1 "$tmp/cases" | cut -d' ' -f1))"
 done
+if [ -n "$exclude" ]; then
+    [ -r "$exclude" ] || die "--exclude: cannot read $exclude"
+    kept=""
+    for n in $tests; do
+        name=$(sed -n "s/^$n //p" "$tmp/cases")
+        why=$(awk -v c="$name" '$1 == c { $1 = ""; sub(/^ /, ""); print; exit }' "$exclude")
+        if [ -n "$why" ]; then
+            nskip=$((nskip + 1))
+            echo "$name: not run: $why" >>"$tmp/skips"
+        else
+            kept="$kept $n"
+        fi
+    done
+    tests=$kept
+    # A name in the file that xskxceiver does not list is a stale entry.
+    awk '!/^#/ && NF { print $1 }' "$exclude" | while read -r c; do
+        grep -q " $c\$" "$tmp/cases" || echo "# --exclude: no case named $c"
+    done
+fi
 
 passes=0
 [ "$busy_poll" = 1 ] && passes="0 1"
