@@ -18,7 +18,7 @@ struct BpfProgram {
 }
 
 extern "C" {
-    fn bpf_object__open_file(path: *const c_char, opts: *const c_void) -> *mut BpfObject;
+    fn bpf_object__open_mem(buf: *const c_void, size: usize, opts: *const c_void) -> *mut BpfObject;
     fn bpf_object__load(obj: *mut BpfObject) -> c_int;
     fn bpf_object__close(obj: *mut BpfObject);
     fn bpf_object__find_program_by_name(obj: *const BpfObject, name: *const c_char) -> *mut BpfProgram;
@@ -30,6 +30,13 @@ extern "C" {
     fn bpf_map_lookup_elem(fd: c_int, key: *const c_void, value: *mut c_void) -> c_int;
     fn bpf_map_delete_elem(fd: c_int, key: *const c_void) -> c_int;
 }
+
+/// The compiled program (build.rs), inside the binary so that it runs
+/// where the build folder is not, such as in the test VM; ELF wants its
+/// headers aligned.
+#[repr(C, align(8))]
+struct Aligned<T: ?Sized>(T);
+static XDP_OBJ: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("RINGLAB_XDP_OBJ")));
 
 /// libbpf 1.x returns -errno.
 fn err(ret: c_int, what: &str) -> io::Result<c_int> {
@@ -54,12 +61,12 @@ impl XdpProg {
     /// Loads the program and attaches it in SKB mode to `ifindex` (of the
     /// calling thread's namespace).
     pub fn attach(ifindex: u32) -> io::Result<XdpProg> {
-        let path = CString::new(env!("RINGLAB_XDP_OBJ")).unwrap();
-        // Safety: a NUL-terminated path; NULL opts are allowed.
-        let obj = unsafe { bpf_object__open_file(path.as_ptr(), std::ptr::null()) };
+        let buf = &XDP_OBJ.0;
+        // Safety: a static buffer of the given size; NULL opts are allowed.
+        let obj = unsafe { bpf_object__open_mem(buf.as_ptr().cast(), buf.len(), std::ptr::null()) };
         if obj.is_null() {
             let e = io::Error::last_os_error();
-            return Err(io::Error::new(e.kind(), format!("bpf_object__open_file {}: {e}", env!("RINGLAB_XDP_OBJ"))));
+            return Err(io::Error::new(e.kind(), format!("bpf_object__open_mem (xsk_redirect, {} bytes): {e}", buf.len())));
         }
         // From here on drop closes the object (and detaches once attached).
         let mut prog = XdpProg { obj, ifindex: 0, map_fd: -1, seen_fd: -1 };
