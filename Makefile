@@ -27,8 +27,10 @@ deps:
 build: deps
 	$(CARGO) build --release -p ringlab -p ringlab-kernel --bins
 
+# --kernel: the kernel series built, booted and tested in qemu (make
+# kernel-vm-test); the first run builds three kernels, later runs reuse them.
 verify: build
-	$(RINGLAB) verify
+	$(RINGLAB) verify --kernel
 
 verify-deep: build
 	$(RINGLAB) verify --deep
@@ -50,8 +52,11 @@ test-loom: deps
 
 # The campaign (`ringlab verify`: models, proofs, mutants) runs once and
 # writes the report the browser test then opens.
+# The kernel series' checks that need no VM (checkpatch, git am + W=1 per
+# patch) run here; the VM pipeline is in make verify / make kernel-vm-test.
 test: build test-rust test-loom
 	$(RINGLAB) verify --quiet
+	$(RINGLAB) kernel-test --no-vm
 	$(MAKE) --no-print-directory test-explorer
 
 # The explorer page and the verification report in headless Chromium

@@ -155,14 +155,16 @@ impl Model {
             .collect()
     }
 
-    /// sendto on socket 0 until a call moves nothing: the TX consumer
-    /// stays put (every transmitted or invalid descriptor advances it).
+    /// sendto on socket 0 until a call moves nothing the application can
+    /// see: the published TX consumer stays put (6.12.117 publishes it
+    /// only when a peek refreshes, so a call can move the kernel's
+    /// cached_cons unseen).
     pub(super) fn kick_idle(&mut self) -> Vec<i32> {
         let mut out = Vec::new();
         for _ in 0..self.setup.tx_size + 4 {
-            let before = self.socks[0].tx.cached_cons;
+            let before = self.socks[0].tx.cons;
             out.push(self.sendto(0));
-            if self.socks[0].tx.cached_cons == before {
+            if self.socks[0].tx.cons == before {
                 break;
             }
         }

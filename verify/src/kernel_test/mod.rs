@@ -43,6 +43,9 @@ pub struct KernelTestArgs {
     /// Print one JSON document on stdout instead of the table
     #[arg(long)]
     pub json: bool,
+    /// Only the checks that need no VM: checkpatch, and git am + W=1 per patch
+    #[arg(long)]
+    pub no_vm: bool,
 }
 
 /// The batch sizes and budgets the patched kernel is compared at; batch 0
@@ -80,12 +83,17 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
     let base = Kernel { label: "baseline".into(), series: None };
     let patched = Kernel { label: "patched".into(), series: Some(dir.clone()) };
 
+    step("the released tree (6.12.117) for the checks without a VM");
+    let (tree, build) = static_tree(root)?;
+    step("checkpatch.pl --strict");
+    let cp = series::checkpatch(&tree, &series)?;
+    step("git am and W=1, one patch at a time");
+    let w1 = w1_check(&tree, &build, &series);
+    if a.no_vm {
+        return finish(root, static_doc(&dir, &series, &cp, &w1, a));
+    }
     step("building the released kernel (6.12.117)");
     let (base_src, base_build) = vm::build(root, &base)?;
-    step("checkpatch.pl --strict");
-    let cp = series::checkpatch(&base_src, &series)?;
-    step("git am and W=1, one patch at a time");
-    let w1 = w1_check(root, &base_src, &series);
     step("building the patched kernel");
     let (patched_src, patched_build) = vm::build(root, &patched)?;
 
@@ -120,7 +128,6 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
     let xsk_base = results::xskxceiver(&base_res);
     let xsk_patched = results::xskxceiver(&patched_res);
 
-    let sum = |k: &str| cp.iter().map(|c| u64::from(match k { "e" => c.errors, "w" => c.warnings, _ => c.checks })).sum::<u64>();
     let patched_div: u64 = runs.iter().map(|r| n(r, "divergences")).sum();
     let doc_faults = json!({
         "injected": fault_runs.iter().map(|f| n(f, "injected")).sum::<u64>(),
@@ -129,14 +136,8 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
         "double": fault_runs.iter().map(|f| n(f, "double")).sum::<u64>(),
         "runs": fault_runs,
     });
-    let mut doc = json!({
-        "series": dir.display().to_string(),
-        "patches": series.patches.len(),
-        "checkpatch_warnings": sum("w"),
-        "checkpatch_errors": sum("e"),
-        "checkpatch_checks": sum("c"),
-        "checkpatch": cp,
-        "w1": w1,
+    let mut doc = static_doc(&dir, &series, &cp, &w1, a);
+    let vm_part = json!({
         "xskxceiver": {
             "pass": xsk_patched["pass"], "fail": xsk_patched["fail"], "skip": xsk_patched["skip"],
             "baseline": xsk_base, "patched": xsk_patched,
@@ -152,9 +153,33 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
             "build_baseline_s": round(base_build), "build_patched_s": round(patched_build),
             "boot_baseline_s": round(base_boot), "boot_patched_s": round(patched_boot),
         },
-        "seed": a.seed,
         "scenarios_per_campaign": a.scenarios,
     });
+    for (k, v) in vm_part.as_object().unwrap() {
+        doc[k] = v.clone();
+    }
+    doc["vm"] = json!(true);
+    finish(root, doc)
+}
+
+/// What the checks without a VM found.
+fn static_doc(dir: &Path, s: &Series, cp: &[series::Checkpatch], w1: &Value, a: &KernelTestArgs) -> Value {
+    let sum = |f: fn(&series::Checkpatch) -> u32| cp.iter().map(|c| u64::from(f(c))).sum::<u64>();
+    json!({
+        "series": dir.display().to_string(),
+        "patches": s.patches.len(),
+        "checkpatch_warnings": sum(|c| c.warnings),
+        "checkpatch_errors": sum(|c| c.errors),
+        "checkpatch_checks": sum(|c| c.checks),
+        "checkpatch": cp,
+        "w1": w1,
+        "vm": false,
+        "seed": a.seed,
+    })
+}
+
+/// Names the problems, sets "ok" and saves the document.
+fn finish(root: &Path, mut doc: Value) -> Result<Value, String> {
     let problems = problems(&doc);
     doc["problems"] = json!(problems);
     doc["ok"] = json!(problems.is_empty());
@@ -178,40 +203,58 @@ fn tagged(mut v: Value, kernel: &str) -> Value {
     v
 }
 
-/// checkpatch and the W=1 builds in a worktree of the released tree (its
-/// own build folder, so the VM kernel's tree and build stay untouched).
-fn w1_check(root: &Path, base_src: &Path, s: &Series) -> Value {
+/// The released tree the checks without a VM use, a git repository with
+/// the tag `base`, and its W=1 build folder (x86_64_defconfig with AF_XDP):
+/// extracted once from Debian's linux-source-6.12 and kept.
+fn static_tree(root: &Path) -> Result<(PathBuf, PathBuf), String> {
     let w = vm::work_dir(root).join("w1");
     let tree = w.join("tree");
     let build = w.join("build");
-    let r = (|| -> Result<Value, String> {
-        if !tree.join("Makefile").is_file() {
-            let _ = std::fs::remove_dir_all(&tree);
-            series::git(base_src, &["worktree", "prune"])?;
-            series::git(base_src, &["worktree", "add", "-q", "--detach", &tree.display().to_string(), "base"])?;
+    let sh = |cmd: &str, dir: &Path| -> Result<(), String> {
+        let o = std::process::Command::new("bash").args(["-c", cmd]).current_dir(dir).output().map_err(|e| format!("{cmd}: {e}"))?;
+        if o.status.success() {
+            Ok(())
+        } else {
+            Err(format!("{cmd}: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("failed")))
         }
-        if !build.join(".config").is_file() {
-            std::fs::create_dir_all(&build).map_err(|e| e.to_string())?;
-            std::fs::copy(base_src.join(".config"), build.join(".config")).map_err(|e| format!("{}/.config: {e}", base_src.display()))?;
-            let o = std::process::Command::new("make")
-                .arg("-C")
-                .arg(&tree)
-                .arg(format!("O={}", build.display()))
-                .args(["-j2", "olddefconfig", "prepare"])
-                .output()
-                .map_err(|e| format!("make: {e}"))?;
-            if !o.status.success() {
-                let _ = std::fs::remove_file(build.join(".config"));
-                return Err(format!("configuring the W=1 build: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")));
-            }
+    };
+    if !tree.join(".git/refs/tags/base").is_file() {
+        sh("bash kernel/vm/deps.sh >&2", root)?;
+        let _ = std::fs::remove_dir_all(&w);
+        std::fs::create_dir_all(&tree).map_err(|e| format!("{}: {e}", tree.display()))?;
+        let tarball = std::env::var("RINGLAB_LINUX_TARBALL").unwrap_or_else(|_| "/usr/src/linux-source-6.12.tar.xz".into());
+        sh(&format!("tar -xJf '{tarball}' --strip-components=1"), &tree)?;
+        // Debian's top-level .gitignore ignores everything: add -f.
+        sh("git init -q && git add -f -A . && git -c user.name=ringlab -c user.email=ringlab@example.org commit -qm 'linux 6.12.117' && git tag base", &tree)?;
+    }
+    if !build.join("include/generated/autoconf.h").is_file() {
+        std::fs::create_dir_all(&build).map_err(|e| format!("{}: {e}", build.display()))?;
+        let b = build.display();
+        sh(
+            &format!(
+                "make -s O={b} x86_64_defconfig && scripts/config --file {b}/.config -e BPF_SYSCALL -e XDP_SOCKETS && make -s O={b} olddefconfig && make -s -j2 O={b} prepare"
+            ),
+            &tree,
+        )
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(build.join(".config"));
+        })?;
+    }
+    Ok((tree, build))
+}
+
+/// Every patch applied in turn with git am and the files it touches built
+/// with W=1; compared with the released tree's own W=1 warnings.
+fn w1_check(tree: &Path, build: &Path, s: &Series) -> Value {
+    let targets = series::w1_targets(s);
+    match series::apply_and_build(tree, build, "base", s, &targets) {
+        Ok((base_warnings, steps)) => {
+            let applied = steps.iter().filter(|st| st.applied).count();
+            let new: usize = steps.iter().map(|st| st.new_warnings.len()).sum();
+            json!({ "targets": targets, "baseline_warnings": base_warnings, "applied": applied, "new_warnings": new, "steps": steps })
         }
-        let targets = series::w1_targets(s);
-        let (base_warnings, steps) = series::apply_and_build(&tree, &build, "base", s, &targets)?;
-        let applied = steps.iter().filter(|st| st.applied).count();
-        let new: usize = steps.iter().map(|st| st.new_warnings.len()).sum();
-        Ok(json!({ "targets": targets, "baseline_warnings": base_warnings, "applied": applied, "new_warnings": new, "steps": steps }))
-    })();
-    r.unwrap_or_else(|e| json!({ "error": e }))
+        Err(e) => json!({ "error": e }),
+    }
 }
 
 /// The series plus one mutant patch, built, booted and compared: caught
@@ -276,6 +319,9 @@ pub fn problems(d: &Value) -> Vec<String> {
             }
         }
     }
+    if d["vm"].as_bool() == Some(false) {
+        return p;
+    }
     for k in ["baseline", "patched"] {
         let x = &d["xskxceiver"][k];
         if let Some(e) = x["error"].as_str() {
@@ -335,8 +381,11 @@ fn print(d: &Value) {
             w1["targets"].as_array().map(|t| t.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" ")).unwrap_or_default()
         ),
     }
+    if d["vm"].as_bool() == Some(false) {
+        println!("  VM                    not run (--no-vm): no kernel built or booted");
+    }
     let t = &d["times"];
-    for k in ["baseline", "patched"] {
+    for k in ["baseline", "patched"].into_iter().filter(|_| d["vm"].as_bool() != Some(false)) {
         let x = &d["xskxceiver"][k];
         let xs = match x["error"].as_str() {
             Some(e) => format!("error: {e}"),
@@ -352,7 +401,9 @@ fn print(d: &Value) {
         Some(e) => format!("error: {e}"),
         None => format!("{} scenarios, {} operations, {} divergences", c["scenarios"], c["operations"], c["divergences"]),
     };
-    println!("  diff baseline  profile 6.12            {}", line(&d["diff"]["baseline"]));
+    if d["vm"].as_bool() != Some(false) {
+        println!("  diff baseline  profile 6.12            {}", line(&d["diff"]["baseline"]));
+    }
     for r in d["diff"]["patched"]["runs"].as_array().into_iter().flatten() {
         println!("  diff patched   {:<24} {}", r["name"].as_str().unwrap_or("?"), line(r));
     }
