@@ -160,7 +160,7 @@ fn kernel_section(root: &Path, wanted: bool) -> (serde_json::Value, bool) {
         .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
         .unwrap_or_default();
     mutants.sort();
-    let args = ringlab::kernel_test::KernelTestArgs { series: None, mutants, scenarios: 60, fault_rounds: 150, seed: 1, json: false, no_vm: false };
+    let args = ringlab::kernel_test::KernelTestArgs { series: None, mutants, scenarios: ringlab::kernel_test::SCENARIOS, fault_rounds: ringlab::kernel_test::FAULT_ROUNDS, seed: 1, json: false, no_vm: false };
     match ringlab::kernel_test::test(root, &args) {
         Ok(doc) => {
             let ok = doc["ok"].as_bool().unwrap_or(false);

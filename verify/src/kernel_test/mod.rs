@@ -32,10 +32,10 @@ pub struct KernelTestArgs {
     #[arg(long = "mutant", value_name = "PATCH")]
     pub mutants: Vec<PathBuf>,
     /// Differential scenarios per campaign in each guest
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = SCENARIOS)]
     pub scenarios: u64,
     /// Rounds of each fault-injection campaign
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = FAULT_ROUNDS)]
     pub fault_rounds: u64,
     /// Seed of every campaign (printed; a run replays exactly)
     #[arg(long, default_value_t = 1)]
@@ -47,6 +47,11 @@ pub struct KernelTestArgs {
     #[arg(long)]
     pub no_vm: bool,
 }
+
+/// Scenarios per campaign and rounds per fault campaign (a few seconds
+/// each in the guest).
+pub const SCENARIOS: u64 = 500;
+pub const FAULT_ROUNDS: u64 = 400;
 
 /// The batch sizes and budgets the patched kernel is compared at; batch 0
 /// is the per-descriptor loop on the series' completion design.

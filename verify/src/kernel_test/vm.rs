@@ -58,24 +58,26 @@ pub fn plan_text(p: &Plan) -> String {
     if p.mainline {
         t += &format!("diff-mainline 5400 {d} campaign --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
     }
-    for c in &p.campaigns {
+    // each campaign its own seed (seed + its place), so no two draw the
+    // same scenarios; every seed is in the campaign's JSON
+    for (i, c) in p.campaigns.iter().enumerate() {
         t += &format!(
             "{} 5400 {d} campaign --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
             c.name(),
             c.batch,
             c.budget,
             p.scenarios,
-            p.seed
+            p.seed + 1 + i as u64
         );
     }
-    for c in &p.faults {
+    for (i, c) in p.faults.iter().enumerate() {
         t += &format!(
             "{} 3600 {d} faults --batch {} --budget {} --rounds {} --seed {}\n",
             c.fault_name(),
             c.batch,
             c.budget,
             p.fault_rounds,
-            p.seed
+            p.seed + i as u64
         );
     }
     t
@@ -191,7 +193,7 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab-diff campaign --profile batch --batch 16 --budget 64 --scenarios 7 --seed 3"));
+        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab-diff campaign --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
         assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab-diff faults --batch 0 --budget 32 --rounds 9 --seed 3"));
     }
 }
