@@ -13,20 +13,7 @@ APT_PKGS=(openjdk-17-jre-headless maven libz3-dev pkg-config build-essential git
 command -v node >/dev/null 2>&1 || APT_PKGS+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PKGS+=(npm)
 
-missing=()
-for p in "${APT_PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "deps: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
-        exit 1
-    fi
-    echo "deps: installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" deps "${APT_PKGS[@]}"
 
 if [ ! -f "$TLC_JAR" ]; then
     echo "deps: fetching TLC ($TLC_GAV) from Maven Central"

@@ -9,9 +9,9 @@
 # OUT/results/      the guest's /results
 set -euo pipefail
 
-die() { echo "boot: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=boot
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 kernel="" initramfs="" out="" timeout=600 mem=1024 smp=2
 while [ $# -gt 0 ]; do

@@ -21,9 +21,9 @@ FRAGMENT="$HERE/config.fragment"
 TARBALL="${RINGLAB_LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}"
 CACHE="${RINGLAB_KERNEL_VM_DIR:-$ROOT/target/ringlab/kernel-vm}/src"
 
-die() { echo "build-kernel: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=build-kernel
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 t0="$(now)"
 series="" out="" jobs="$(nproc)" label=""

@@ -13,9 +13,9 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 KERNELS="${RINGLAB_KERNEL_VM_DIR:-$ROOT/target/ringlab/kernel-vm}/kernels"
 
-die() { echo "run: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=run
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 label="" series="" plan="" out="" payload_args=() build_args=() boot_args=()
 while [ $# -gt 0 ]; do
