@@ -24,4 +24,3 @@ pub mod txopts;
 pub mod probe;
 pub mod failnth;
 pub mod faults;
-pub mod flags;

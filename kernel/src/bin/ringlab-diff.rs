@@ -3,32 +3,85 @@
 //! needs only the model, the simulator and the harness (it runs inside
 //! the kernel/vm guests). Each command prints one JSON object on stdout;
 //! progress and errors go to stderr. Exit codes: 0 pass, 1 divergences or
-//! a broken check, 2 error, 3 skipped.
+//! a broken check, 2 error or bad usage, 3 skipped.
 
+use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
 use ringlab_kernel::campaign::{self, Opts};
 use ringlab_kernel::env::{release, skip_reason};
 use ringlab_kernel::failnth;
 use ringlab_kernel::faults::{self, FaultOpts};
-use ringlab_kernel::flags::Flags;
 use ringlab_kernel::probe::probe;
 use ringlab_kernel::txopts::TX_BATCH_SIZE;
 use ringlab_model::afxdp::Profile;
 
-const USAGE: &str = "usage:
-  ringlab-diff campaign --profile 6.12|6.18|batch [--batch N] [--budget B] [--scenarios K] [--seed S] [--out DIR]
-  ringlab-diff faults [--batch N] [--budget B] [--rounds R] [--seed S]
-  ringlab-diff probe";
-
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
 const MAX_BATCH: u32 = 1024;
 
+#[derive(Parser)]
+#[command(name = "ringlab-diff", about = "ringlab's differential harness for the test VM")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Scenarios on the running kernel, each compared with the model under --profile
+    Campaign {
+        #[arg(long, value_enum)]
+        profile: ProfileName,
+        #[command(flatten)]
+        tx: TxArgs,
+        #[arg(long, default_value_t = 200)]
+        scenarios: u64,
+        /// Seed (default: from the clock; always printed)
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Where replay files of divergences go
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Allocation faults injected into sendto, then frame conservation and no CQ leak
+    Faults {
+        #[command(flatten)]
+        tx: TxArgs,
+        #[arg(long, default_value_t = 1000)]
+        rounds: u64,
+        /// Seed (default: from the clock; always printed)
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// What the running kernel supports
+    Probe,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum ProfileName {
+    #[value(name = "6.12")]
+    V6_12,
+    #[value(name = "6.18")]
+    V6_18,
+    /// the series (XDP_GENERIC_XMIT_BATCH)
+    Batch,
+}
+
+#[derive(Args, Clone, Copy)]
+struct TxArgs {
+    /// XDP_GENERIC_XMIT_BATCH (0: the per-descriptor loop)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_BATCH as i64))]
+    batch: u32,
+    /// XDP_MAX_TX_SKB_BUDGET (its floor is TX_BATCH_SIZE)
+    #[arg(long, default_value_t = TX_BATCH_SIZE, value_parser = clap::value_parser!(u32).range(TX_BATCH_SIZE as i64..=1 << 16))]
+    budget: u32,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match command(&args) {
+    let code = match command(Cli::parse().cmd) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ringlab-diff: {e}");
@@ -38,22 +91,14 @@ fn main() {
     std::process::exit(code);
 }
 
-fn command(args: &[String]) -> Result<i32, String> {
-    let rest = args.get(1..).unwrap_or_default();
-    match args.first().map(String::as_str) {
-        Some("campaign") => diff(&Flags::parse(rest, &["profile", "batch", "budget", "scenarios", "seed", "out"])?),
-        Some("faults") => fault_campaign(&Flags::parse(rest, &["batch", "budget", "rounds", "seed"])?),
-        Some("probe") => {
-            Flags::parse(rest, &[])?;
+fn command(cmd: Cmd) -> Result<i32, String> {
+    match cmd {
+        Cmd::Campaign { profile, tx, scenarios, seed, out } => diff(profile, tx, scenarios, seed, out),
+        Cmd::Faults { tx, rounds, seed } => fault_campaign(tx, rounds, seed),
+        Cmd::Probe => {
             print(&serde_json::to_value(probe().map_err(|e| format!("probe: {e}"))?).map_err(|e| e.to_string())?);
             Ok(0)
         }
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            Ok(0)
-        }
-        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
-        None => Err(USAGE.into()),
     }
 }
 
@@ -61,26 +106,11 @@ fn print(v: &Value) {
     println!("{v}");
 }
 
-/// --seed, else one from the clock; printed either way.
-fn seed(f: &Flags) -> Result<u64, String> {
-    let clock = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let s = f.num("seed", Some(clock))?;
+/// The seed given, else one from the clock; printed either way.
+fn seed(given: Option<u64>) -> u64 {
+    let s = given.unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
     eprintln!("ringlab-diff: seed {s}");
-    Ok(s)
-}
-
-/// --batch and --budget within what the series accepts.
-fn batch_budget(f: &Flags) -> Result<(u32, u32), String> {
-    let (batch, budget) = (f.num("batch", Some(0))?, f.num("budget", Some(TX_BATCH_SIZE))?);
-    if batch > MAX_BATCH {
-        return Err(format!("--batch {batch}: at most {MAX_BATCH}"));
-    }
-    if !(TX_BATCH_SIZE..=1 << 16).contains(&budget) {
-        return Err(format!(
-            "--budget {budget}: {TX_BATCH_SIZE} ..= 65536 (XDP_MAX_TX_SKB_BUDGET's floor is {TX_BATCH_SIZE})"
-        ));
-    }
-    Ok((batch, budget))
+    s
 }
 
 fn root() -> Result<(), String> {
@@ -90,37 +120,34 @@ fn root() -> Result<(), String> {
     }
 }
 
-fn profile(f: &Flags, batch: u32, budget: u32) -> Result<Profile, String> {
-    let name = f.get("profile").ok_or("--profile is required (6.12, 6.18 or batch)")?;
+fn profile(name: ProfileName, tx: TxArgs) -> Result<Profile, String> {
     let mut p = match name {
-        "6.12" => Profile::for_release("6.12"),
-        "6.18" => Profile::for_release("6.18"),
-        "batch" => return Ok(Profile::batch(batch, budget)),
-        _ => return Err(format!("--profile `{name}`: one of 6.12, 6.18, batch")),
+        ProfileName::V6_12 => Profile::for_release("6.12"),
+        ProfileName::V6_18 => Profile::for_release("6.18"),
+        ProfileName::Batch => return Ok(Profile::batch(tx.batch, tx.budget)),
     };
-    if batch > 0 {
-        return Err(format!("--batch {batch} needs --profile batch"));
+    if tx.batch > 0 {
+        return Err(format!("--batch {} needs --profile batch", tx.batch));
     }
-    p.tx_budget = budget;
+    p.tx_budget = tx.budget;
     Ok(p)
 }
 
-fn diff(f: &Flags) -> Result<i32, String> {
-    let (batch, budget) = batch_budget(f)?;
-    let p = profile(f, batch, budget)?;
-    let scenarios = f.num("scenarios", Some(200))?;
-    let seed = seed(f)?;
+fn diff(name: ProfileName, tx: TxArgs, scenarios: u64, seed_arg: Option<u64>, out: Option<PathBuf>) -> Result<i32, String> {
+    let p = profile(name, tx)?;
+    let seed = seed(seed_arg);
     root()?;
     // Batch 0 sets no batch option: make sure the series is there all the same.
-    if f.get("profile") == Some("batch") && !probe().map_err(|e| format!("probe: {e}"))?.xmit_batch_supported {
+    if name == ProfileName::Batch && !probe().map_err(|e| format!("probe: {e}"))?.xmit_batch_supported {
         return Err("the running kernel has no XDP_GENERIC_XMIT_BATCH (is the series applied?)".into());
     }
+    let TxArgs { batch, budget } = tx;
     eprintln!(
         "ringlab-diff: kernel {}, profile {} (batch {batch}, budget {budget}), {scenarios} scenarios",
         release(),
         p.name
     );
-    let opts = Opts { scenarios, seed, progress: true, out: f.get("out").map(Into::into), stop_after: None };
+    let opts = Opts { scenarios, seed, progress: true, out, stop_after: None };
     let sum = campaign::run_with(opts, p, 1).map_err(|e| format!("campaign: {e}"))?;
     print(&json!({
         "kernel": sum.kernel, "profile": sum.profile, "batch": batch, "budget": budget, "seed": seed,
@@ -130,10 +157,9 @@ fn diff(f: &Flags) -> Result<i32, String> {
     Ok(if sum.divergences.is_empty() { 0 } else { 1 })
 }
 
-fn fault_campaign(f: &Flags) -> Result<i32, String> {
-    let (batch, budget) = batch_budget(f)?;
-    let rounds = f.num("rounds", Some(1000))?;
-    let seed = seed(f)?;
+fn fault_campaign(tx: TxArgs, rounds: u64, seed_arg: Option<u64>) -> Result<i32, String> {
+    let TxArgs { batch, budget } = tx;
+    let seed = seed(seed_arg);
     root()?;
     if let Some(why) = failnth::unavailable() {
         eprintln!("ringlab-diff: faults skipped: {why}");
