@@ -13,6 +13,18 @@ mod common;
 
 use common::{desc, setup, skip};
 
+/// SKIP (true) without AF_XDP or without XDP_MAX_TX_SKB_BUDGET.
+fn skip_without_budget() -> bool {
+    if skip() {
+        return true;
+    }
+    if !probe().unwrap().max_tx_budget_supported {
+        println!("SKIP: no XDP_MAX_TX_SKB_BUDGET on {}", release());
+        return true;
+    }
+    false
+}
+
 fn opts(scenarios: u64, seed: u64) -> Opts {
     Opts { scenarios, seed, progress: false, out: None, stop_after: Some(1) }
 }
@@ -21,11 +33,7 @@ fn opts(scenarios: u64, seed: u64) -> Opts {
 /// calls, 64 then 36. Without the option set the kernel would stop at 32.
 #[test]
 fn tx_budget_option_is_applied() {
-    if skip() {
-        return;
-    }
-    if !probe().unwrap().max_tx_budget_supported {
-        println!("SKIP: no XDP_MAX_TX_SKB_BUDGET on {}", release());
+    if skip_without_budget() {
         return;
     }
     let mut p = Profile::for_release(&release());
@@ -46,11 +54,7 @@ fn tx_budget_option_is_applied() {
 /// the generator fits the TX rings to it.
 #[test]
 fn campaign_with_budget_100() {
-    if skip() {
-        return;
-    }
-    if !probe().unwrap().max_tx_budget_supported {
-        println!("SKIP: no XDP_MAX_TX_SKB_BUDGET on {}", release());
+    if skip_without_budget() {
         return;
     }
     let mut p = Profile::for_release(&release());

@@ -84,6 +84,8 @@ pub fn run(a: &KernelTestArgs) -> Result<bool, String> {
 pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
     let dir = a.series.clone().unwrap_or_else(|| default_series(root));
     let series = Series::read(&dir)?;
+    // the repository's own series by its relative path in the report
+    let shown = dir.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| dir.clone());
     eprintln!("kernel-test: series {} ({} patches), seed {}", dir.display(), series.patches.len(), a.seed);
     let base = Kernel { label: "baseline".into(), series: None };
     let patched = Kernel { label: "patched".into(), series: Some(dir.clone()) };
@@ -95,7 +97,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
     step("git am and W=1, one patch at a time");
     let w1 = w1_check(&tree, &build, &series);
     if a.no_vm {
-        return finish(root, static_doc(&dir, &series, &cp, &w1, a));
+        return finish(root, static_doc(&shown, &series, &cp, &w1, a));
     }
     step("building the released kernel (6.12.117)");
     let (base_src, base_build) = vm::build(root, &base)?;
@@ -141,7 +143,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
         "double": fault_runs.iter().map(|f| n(f, "double")).sum::<u64>(),
         "runs": fault_runs,
     });
-    let mut doc = static_doc(&dir, &series, &cp, &w1, a);
+    let mut doc = static_doc(&shown, &series, &cp, &w1, a);
     let vm_part = json!({
         "xskxceiver": {
             "pass": xsk_patched["pass"], "fail": xsk_patched["fail"], "skip": xsk_patched["skip"],

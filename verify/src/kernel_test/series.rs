@@ -48,18 +48,6 @@ impl Series {
         }
         Ok(s)
     }
-
-    /// A content hash of the series (patch names and bytes), for caches.
-    pub fn digest(&self) -> String {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for p in self.patches.iter() {
-            for b in p.file_name().unwrap_or_default().as_encoded_bytes().iter().chain(std::fs::read(p).unwrap_or_default().iter()) {
-                h ^= *b as u64;
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-        }
-        format!("{h:016x}")
-    }
 }
 
 /// checkpatch.pl's verdict on one patch.
