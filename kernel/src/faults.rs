@@ -261,11 +261,16 @@ impl Rig {
         Ok(())
     }
 
-    /// comp_size frames (as many as the pool has) submitted at once and
-    /// sent without reaping: each must find a CQ slot. The missing ones.
+    /// comp_size frames in the TX ring at once (those the drain left
+    /// stuck, then fresh ones from the pool), sent without reaping into
+    /// the emptied CQ: each must find a CQ slot. The missing ones. Frames
+    /// stuck behind leaked slots count: a TX ring they fill leaves no room
+    /// for fresh ones, and would otherwise make the check vacuous.
     fn leak_check(&mut self) -> io::Result<u64> {
-        let n = (self.rep.comp_size).min(self.pool.len() as u32).min(self.tx_free());
-        self.submit(&vec![60; n as usize]);
+        let stuck = self.tx_pending();
+        let fresh = self.rep.comp_size.saturating_sub(stuck).min(self.pool.len() as u32).min(self.tx_free());
+        self.submit(&vec![60; fresh as usize]);
+        let n = (stuck + fresh).min(self.rep.comp_size);
         let base = self.cq_published();
         self.kick_until_empty(false)?;
         let fit = self.cq_published().wrapping_sub(base);

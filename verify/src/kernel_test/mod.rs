@@ -292,11 +292,16 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<V
     let runs: Vec<Value> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
     let faults: Vec<Value> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
     let diverged = runs.iter().any(|r| n(r, "divergences") > 0);
-    let broke = faults.iter().any(|f| n(f, "lost") + n(f, "double") + n(f, "leaks") > 0);
+    let broke = |k: &str| faults.iter().any(|f| n(f, k) > 0);
+    let caught_by: Vec<&str> = [("diff", diverged), ("faults:lost", broke("lost")), ("faults:double", broke("double")), ("faults:leaks", broke("leaks"))]
+        .into_iter()
+        .filter_map(|(name, hit)| hit.then_some(name))
+        .collect();
     let first = runs.iter().find(|r| n(r, "divergences") > 0).map(|r| r["first_divergence"].clone()).unwrap_or(Value::Null);
     Ok(json!({
         "patch": patch.display().to_string(),
-        "caught": diverged || broke,
+        "caught": !caught_by.is_empty(),
+        "caught_by": caught_by,
         "divergence": first,
         "runs": runs,
         "faults": faults,
@@ -423,7 +428,7 @@ fn print(d: &Value) {
         println!("  faults {:<8} {:<24} {s}", f["kernel_label"].as_str().unwrap_or("?"), f["name"].as_str().unwrap_or("?"));
     }
     for m in d["mutants"].as_array().into_iter().flatten() {
-        let how = if m["caught"].as_bool().unwrap_or(false) { "caught" } else { "NOT caught" };
+        let how = if m["caught"].as_bool().unwrap_or(false) { format!("caught by {}", m["caught_by"]) } else { "NOT caught".into() };
         println!("  mutant {}: {how}", m["patch"].as_str().unwrap_or("?"));
         if !m["divergence"].is_null() {
             println!("    first divergence: {}", m["divergence"]["mismatch"]);
