@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use ringlab_model::afxdp::{Profile, Scenario};
-use ringlab_sim::rng::Rng;
+use ringlab_model::rng::Rng;
 
 use crate::compare::{check, Mismatch};
 use crate::env::{release, Env};

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use ringlab_model::afxdp::ETH_P_TXONLY;
-use ringlab_sim::ring::{RingMem, XdpDesc};
-use ringlab_sim::rng::Rng;
+use ringlab_ring::{RingMem, XdpDesc};
+use ringlab_model::rng::Rng;
 
 use crate::campaign::in_sandbox;
 use crate::env::{release, Env};

@@ -7,7 +7,7 @@
 //! always give the same scenario.
 
 use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
-use ringlab_sim::rng::Rng;
+use ringlab_model::rng::Rng;
 
 use crate::gen_mb;
 use crate::txopts::TX_BATCH_SIZE;

@@ -2,7 +2,7 @@
 //! scenarios whose two sockets transmit at the same time.
 
 use ringlab_model::afxdp::{Op, Scenario, Setup, TxDesc, XDP_PKT_CONTD};
-use ringlab_sim::rng::Rng;
+use ringlab_model::rng::Rng;
 
 use crate::gen::{fit, invalid, pick, CLASSES, MAX_WIRE};
 

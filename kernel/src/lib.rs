@@ -24,3 +24,4 @@ pub mod txopts;
 pub mod probe;
 pub mod failnth;
 pub mod faults;
+pub mod kernel_test;

@@ -5,8 +5,8 @@
 use std::io;
 use std::marker::PhantomData;
 
-use ringlab_sim::ring::RingMem;
-use ringlab_sim::sync::AtomicU32;
+use ringlab_ring::RingMem;
+use ringlab_ring::sync::AtomicU32;
 
 use crate::sys::{check, XdpRingOffset};
 

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
 
 use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY};
-use ringlab_sim::ring::{RingMem, XdpDesc};
+use ringlab_ring::{RingMem, XdpDesc};
 
 use crate::env::Env;
 use crate::poll::{poll_once, stats_len};

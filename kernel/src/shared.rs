@@ -7,7 +7,7 @@
 
 use std::io;
 
-use ringlab_sim::ring::{UserProd, XdpDesc};
+use ringlab_ring::{UserProd, XdpDesc};
 
 use crate::mmap_ring::MmapRing;
 use crate::sys::*;

@@ -5,7 +5,7 @@
 
 use std::io;
 
-use ringlab_sim::ring::{UserCons, UserProd, XdpDesc};
+use ringlab_ring::{UserCons, UserProd, XdpDesc};
 
 use crate::mmap_ring::MmapRing;
 use crate::sys::*;

@@ -4,6 +4,8 @@
 //! traces so TLC behaviours can be replayed in the model.
 
 pub mod cfg;
+pub mod paths;
+pub mod rng;
 pub mod afxdp;
 pub mod copy_tx;
 pub mod devmem;

@@ -38,6 +38,16 @@ pub fn format_state(vars: &Vars) -> String {
         .collect()
 }
 
+/// The variables whose printed values differ between two states, each
+/// given as (name, printed value) in the same order.
+pub fn differing(a: &[(&'static str, String)], b: &[(&'static str, String)]) -> Vec<&'static str> {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, _)| x.0)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,45 +1,23 @@
-//! ringlab simulator: the xsk rings on real atomics.
+//! ringlab's simulation harness and the protocols it runs.
 //!
-//! [`ring`] mirrors the kernel's `net/xdp/xsk_queue.h` (6.12) and libxdp's
-//! `xdp/xsk.h` over [`sync`], which is loom's under `cfg(loom)`. Outside
-//! loom, [`sched`] drives one producer and one consumer actor step by step,
-//! each step one action of `specs/XskRing.tla`, and [`trace`] records the
-//! steps for [`tlatrace`] to check against the spec with TLC.
-//! [`copy_tx`] runs copy-mode transmit (specs/XskCopyTx.tla) on the same
-//! rings; [`devmem`] the devmem TCP receive tokens of
-//! specs/DevmemTokens.tla on the same shim's atomics.
+//! A protocol ([`protocols`]) is a system of objects on real atomics (the
+//! ring of [`ringlab_ring`], or objects built on its `sync` shim, so loom
+//! sees every access), its actions named as in its spec, its invariants,
+//! and a projection of its state onto the spec's variables. The harness
+//! ([`harness`]) runs any of them: one seeded scheduler, one thread runner,
+//! one trace writer, replay and verdict.
 
-pub mod copy_tx;
-pub mod devmem;
-pub mod idx;
-pub mod ring;
-pub mod sync;
+pub mod protocols;
 
-/// Items of the std build only: loom builds just the ring and its shim.
+pub use protocols::{copy_tx, devmem, xsk_ring};
+
+/// Items of the std build only: loom builds just the protocols' objects.
 macro_rules! std_only {
     ($($item:item)*) => { $( #[cfg(not(loom))] $item )* };
 }
 
 std_only! {
-    pub mod action;
-    pub mod actor;
-    pub mod cli;
-    pub mod config;
-    pub mod copytx_trace;
-    pub mod devmem_trace;
-    pub mod invariants;
-    pub mod outcome;
-    pub mod payload;
-    pub mod rng;
-    pub mod sched;
-    pub mod threads;
-    pub mod tlatrace;
-    pub mod tlc;
-    pub mod trace_check;
-    pub mod trace;
-
-    pub use outcome::{Failure, RunError, Summary};
-    pub use sched::Sim;
+    pub mod harness;
 }
 
 /// The mutant features this build was compiled with.

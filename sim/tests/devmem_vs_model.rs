@@ -31,7 +31,6 @@ use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMac
 
 use ringlab_model::devmem::{Action, Bst, Config, Mode, Mutant, State};
 use ringlab_sim::devmem::{invariants, Devmem, DevmemConfig};
-use ringlab_sim::devmem_trace;
 
 /// Steps of a run, at most (proptest draws the number below it).
 const LEN: usize = 120;
@@ -191,7 +190,7 @@ impl StateMachineTest for Sut {
                 got,
                 r.state,
                 "after {a}: the simulator (left) left the model (right) in {}",
-                devmem_trace::changed(&r.spec, &got, &r.state).join(", ")
+                ringlab_model::devmem::tla::changed(&r.spec, &got, &r.state).join(", ")
             );
         }
         if let Some(name) = r.state.violated(&r.spec, &invariants::CHECKED) {

@@ -10,7 +10,7 @@
 
 use loom::sync::Arc;
 use loom::thread;
-use ringlab_sim::ring::{KernelCons, KernelProd, NoSpace, Ring, UserCons, UserProd, XdpDesc};
+use ringlab_ring::{KernelCons, KernelProd, NoSpace, Ring, UserCons, UserProd, XdpDesc};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();

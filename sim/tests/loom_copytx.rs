@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use loom::thread;
 use ringlab_sim::copy_tx::{CopyTx, CopyTxConfig, Design, Pool, Stage, TxResult, XskSock};
-use ringlab_sim::sync::Arc;
+use ringlab_ring::sync::Arc;
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();

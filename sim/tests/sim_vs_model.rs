@@ -17,11 +17,11 @@ use proptest::test_runner::Config as PropConfig;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
 use ringlab_model::xsk_ring::{Action, Barriers, Config, Mutant, Side, State};
-use ringlab_sim::action::StepError;
-use ringlab_sim::config::{RingKind, SimConfig};
-use ringlab_sim::payload::Payload;
-use ringlab_sim::ring::XdpDesc;
-use ringlab_sim::sched::Sim;
+use ringlab_sim::xsk_ring::action::StepError;
+use ringlab_sim::xsk_ring::config::{RingKind, SimConfig};
+use ringlab_sim::xsk_ring::payload::Payload;
+use ringlab_ring::XdpDesc;
+use ringlab_sim::xsk_ring::sched::Sim;
 
 #[derive(Clone, Debug)]
 struct Ref {
@@ -31,10 +31,10 @@ struct Ref {
     state: State,
 }
 
-fn side(s: ringlab_sim::config::Side) -> Side {
+fn side(s: ringlab_sim::xsk_ring::config::Side) -> Side {
     match s {
-        ringlab_sim::config::Side::Kernel => Side::Kernel,
-        ringlab_sim::config::Side::User => Side::User,
+        ringlab_sim::xsk_ring::config::Side::Kernel => Side::Kernel,
+        ringlab_sim::xsk_ring::config::Side::User => Side::User,
     }
 }
 

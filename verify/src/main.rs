@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 
-use ringlab::check::{self, CheckOpts, ModelResult};
-use ringlab::manifest::{find_root, Manifest};
+use ringlab_tlc::check::{self, CheckOpts, ModelResult};
+use ringlab_tlc::manifest::{find_root, Manifest};
 use ringlab::mutants::{self, CargoRunner, MutantResult};
-use ringlab::prove::{self, Expect, Outcome, ProofResult};
+use ringlab_prove::{self as prove, Expect, Outcome, ProofResult};
 use ringlab_tlc::Tlc;
 
 #[derive(Parser)]
@@ -33,13 +33,13 @@ enum Cmd {
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
     Report(ReportArgs),
     /// The simulator: copy-mode transmit (default) or `devmem` tokens, seeded or on threads, then a cost table
-    Sim(ringlab::sim::SimArgs),
+    Sim(ringlab::cmd::sim::SimArgs),
     /// Differential testing: the AF_XDP copy-mode model against the running kernel
-    Diff(ringlab::diff::DiffArgs),
+    Diff(ringlab::cmd::diff::DiffArgs),
     /// Performance, as ratios to peers measured in the same run: ring, simulator, TLC, live datapath
-    Bench(ringlab::bench::BenchArgs),
+    Bench(ringlab_bench::BenchArgs),
     /// A kernel patch series against 6.12.117: checkpatch, W=1, then built, booted in qemu and tested against the model
-    KernelTest(ringlab::kernel_test::KernelTestArgs),
+    KernelTest(ringlab_kernel::kernel_test::KernelTestArgs),
 }
 
 #[derive(Args)]
@@ -160,8 +160,8 @@ fn kernel_section(root: &Path, wanted: bool) -> (serde_json::Value, bool) {
         .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
         .unwrap_or_default();
     mutants.sort();
-    let args = ringlab::kernel_test::KernelTestArgs { series: None, mutants, scenarios: ringlab::kernel_test::SCENARIOS, fault_rounds: ringlab::kernel_test::FAULT_ROUNDS, seed: 1, json: false, no_vm: false };
-    match ringlab::kernel_test::test(root, &args) {
+    let args = ringlab_kernel::kernel_test::KernelTestArgs { series: None, mutants, scenarios: ringlab_kernel::kernel_test::SCENARIOS, fault_rounds: ringlab_kernel::kernel_test::FAULT_ROUNDS, seed: 1, json: false, no_vm: false };
+    match ringlab_kernel::kernel_test::test(root, &args) {
         Ok(doc) => {
             let ok = doc["ok"].as_bool().unwrap_or(false);
             (doc, ok)
@@ -230,10 +230,10 @@ fn run(cli: Cli) -> Result<bool, String> {
         Cmd::Mutants(a) => {
             let (root, man) = load()?;
             let chosen = mutants::select(&man, &a.ids)?;
-            let mut needed: Vec<&ringlab::manifest::Model> = Vec::new();
+            let mut needed: Vec<&ringlab_tlc::manifest::Model> = Vec::new();
             for mu in &chosen {
                 for k in &mu.killers {
-                    if let ringlab::manifest::Killer::Tlc { model } = k {
+                    if let ringlab_tlc::manifest::Killer::Tlc { model } = k {
                         if let Some(m) = man.model(model) {
                             if !needed.iter().any(|n| n.name == m.name) {
                                 needed.push(m);
@@ -261,7 +261,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             let all: Vec<_> = man.mutants.iter().collect();
             let uresults = run_mutants(&root, &all, &mresults, &a.common);
             let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
-            let (diff, diff_ok) = ringlab::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
+            let (diff, diff_ok) = ringlab::cmd::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
             let (kernel, kernel_ok) = kernel_section(&root, a.kernel);
             let ok = mresults.iter().all(|r| r.ok())
                 && presults.iter().all(|r| r.as_expected())
@@ -324,10 +324,10 @@ fn run(cli: Cli) -> Result<bool, String> {
             }
             Ok(ok)
         }
-        Cmd::Sim(a) => ringlab::sim::run(&a),
-        Cmd::Diff(a) => ringlab::diff::run(&a),
-        Cmd::Bench(a) => ringlab::bench::run(&a),
-        Cmd::KernelTest(a) => ringlab::kernel_test::run(&a),
+        Cmd::Sim(a) => ringlab::cmd::sim::run(&a),
+        Cmd::Diff(a) => ringlab::cmd::diff::run(&a),
+        Cmd::Bench(a) => ringlab_bench::run(&a),
+        Cmd::KernelTest(a) => ringlab_kernel::kernel_test::run(&a),
         Cmd::Report(a) => {
             let root = find_root()?;
             let start = std::time::Instant::now();
@@ -348,14 +348,14 @@ fn run(cli: Cli) -> Result<bool, String> {
 }
 
 /// Writes the report (default folder target/ringlab/report).
-fn write_report(root: &Path, out: Option<PathBuf>, figures: Option<PathBuf>, models: &[String]) -> Result<ringlab::report::Written, String> {
+fn write_report(root: &Path, out: Option<PathBuf>, figures: Option<PathBuf>, models: &[String]) -> Result<ringlab_report::Written, String> {
     let dir = check::out_dir(root);
-    let opts = ringlab::report::Opts {
+    let opts = ringlab_report::Opts {
         out: out.unwrap_or_else(|| dir.join("report")),
         figures,
         figure_models: models.to_vec(),
     };
-    ringlab::report::write(&dir, &opts)
+    ringlab_report::write(&dir, &opts)
 }
 
 /// The closing line CI reads.
@@ -366,7 +366,7 @@ fn closing(what: &str, flags: &[bool]) {
 
 fn run_models(
     root: &Path,
-    models: &[&ringlab::manifest::Model],
+    models: &[&ringlab_tlc::manifest::Model],
     t: &TlcArgs,
     c: &Common,
 ) -> Result<Vec<ModelResult>, String> {
@@ -401,7 +401,7 @@ fn run_proofs(names: &[String], c: &Common) -> Result<Vec<ProofResult>, String> 
 
 fn run_mutants(
     root: &Path,
-    chosen: &[&ringlab::manifest::Mutant],
+    chosen: &[&ringlab_tlc::manifest::Mutant],
     models: &[ModelResult],
     c: &Common,
 ) -> Vec<MutantResult> {

@@ -10,48 +10,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 
-use crate::check::ModelResult;
-use crate::manifest::{Killer, Manifest, Mutant};
-use crate::prove;
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Killed,
-    Survived,
-    Error,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CheckRun {
-    pub check: String,
-    pub result: Verdict,
-    pub detail: String,
-    pub seconds: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MutantResult {
-    pub id: String,
-    pub kind: String,
-    pub bug: String,
-    #[serde(default)]
-    pub year: Option<u32>,
-    #[serde(default)]
-    pub what: String,
-    #[serde(default)]
-    pub link: Option<String>,
-    pub killed_by: Vec<String>,
-    pub checks: Vec<CheckRun>,
-}
-
-impl MutantResult {
-    pub fn ok(&self) -> bool {
-        !self.killed_by.is_empty() && self.checks.iter().all(|c| c.result == Verdict::Killed)
-    }
-}
+use ringlab_prove as prove;
+pub use ringlab_results::mutants::{CheckRun, Kill, MutantResult};
+use ringlab_tlc::check::ModelResult;
+use ringlab_tlc::manifest::{Killer, Manifest, Mutant};
 
 /// Runs cargo test targets of the simulator, with and without a mutant.
 pub struct CargoRunner<'a> {
@@ -132,18 +95,18 @@ impl<'a> CargoRunner<'a> {
 
     /// A check of the simulator (`ringlab-sim`) or, for the differential
     /// campaign, of the live-kernel harness (`ringlab-kernel`).
-    pub fn kill(&mut self, loom: bool, feature: &str, test: &str) -> (Verdict, String) {
+    pub fn kill(&mut self, loom: bool, feature: &str, test: &str) -> (Kill, String) {
         self.kill_in(loom, "ringlab-sim", feature, test)
     }
 
-    pub fn kill_in(&mut self, loom: bool, package: &'static str, feature: &str, test: &str) -> (Verdict, String) {
+    pub fn kill_in(&mut self, loom: bool, package: &'static str, feature: &str, test: &str) -> (Kill, String) {
         if let Err(e) = self.baseline(loom, package, test) {
-            return (Verdict::Error, format!("baseline: {e}"));
+            return (Kill::Error, format!("baseline: {e}"));
         }
         match self.run(loom, package, Some(feature), test) {
-            Ok((true, why)) => (Verdict::Killed, why),
-            Ok((false, _)) => (Verdict::Survived, "all tests passed with the mutant in".into()),
-            Err(e) => (Verdict::Error, e),
+            Ok((true, why)) => (Kill::Killed, why),
+            Ok((false, _)) => (Kill::Survived, "all tests passed with the mutant in".into()),
+            Err(e) => (Kill::Error, e),
         }
     }
 }
@@ -176,18 +139,18 @@ pub fn run_mutant(
         let t = Instant::now();
         let (result, detail) = match k {
             Killer::Tlc { model } => match models.get(model) {
-                Some(r) if r.ok() => (Verdict::Killed, format!("TLC: {}", r.outcome)),
-                Some(r) if r.error.is_some() => (Verdict::Error, format!("TLC did not finish: {}", r.outcome)),
-                Some(r) => (Verdict::Survived, format!("TLC: {} (expected {})", r.outcome, r.expected)),
-                None => (Verdict::Error, format!("model {model} was not run")),
+                Some(r) if r.ok() => (Kill::Killed, format!("TLC: {}", r.outcome)),
+                Some(r) if r.error.is_some() => (Kill::Error, format!("TLC did not finish: {}", r.outcome)),
+                Some(r) => (Kill::Survived, format!("TLC: {} (expected {})", r.outcome, r.expected)),
+                None => (Kill::Error, format!("model {model} was not run")),
             },
             Killer::Proof { proof } => match prove::by_name(proof) {
-                None => (Verdict::Error, format!("no proof named {proof}")),
+                None => (Kill::Error, format!("no proof named {proof}")),
                 Some(p) => {
                     let r = prove::run(&p);
                     match &r.outcome {
                         prove::Outcome::Refuted { counterexample } => (
-                            Verdict::Killed,
+                            Kill::Killed,
                             format!(
                                 "refuted: {}",
                                 counterexample
@@ -197,12 +160,16 @@ pub fn run_mutant(
                                     .join(" ")
                             ),
                         ),
-                        prove::Outcome::Proved => (Verdict::Survived, "proved".into()),
-                        prove::Outcome::Unknown(why) => (Verdict::Error, format!("z3: unknown ({why})")),
+                        prove::Outcome::Proved => (Kill::Survived, "proved".into()),
+                        prove::Outcome::Unknown(why) => (Kill::Error, format!("z3: unknown ({why})")),
                     }
                 }
             },
-            Killer::Proptest { feature, test } | Killer::Trace { feature, test } => cargo.kill(false, feature, test),
+            Killer::Proptest { feature, test } => cargo.kill(false, feature, test),
+            // The trace checks run TLC: they live with it, in ringlab-tlc.
+            Killer::Trace { feature, test } => {
+                cargo.kill_in(false, "ringlab-tlc", &format!("ringlab-sim/{feature}"), test)
+            }
             Killer::Loom { feature, test } => cargo.kill(true, feature, test),
             Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
         };
@@ -221,7 +188,7 @@ pub fn run_mutant(
         link: mu.link.clone(),
         killed_by: checks
             .iter()
-            .filter(|c| c.result == Verdict::Killed)
+            .filter(|c| c.result == Kill::Killed)
             .map(|c| c.check.clone())
             .collect(),
         checks,
@@ -252,7 +219,7 @@ pub fn print_table(results: &[MutantResult]) {
             if r.ok() { "ok" } else { "FAIL" },
             if r.killed_by.is_empty() { "NOTHING".to_string() } else { r.killed_by.join(", ") }
         );
-        for c in r.checks.iter().filter(|c| c.result != Verdict::Killed) {
+        for c in r.checks.iter().filter(|c| c.result != Kill::Killed) {
             println!("{:<39} {:?}: {} — {}", "", c.result, c.check, c.detail);
         }
     }

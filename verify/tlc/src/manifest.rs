@@ -1,0 +1,268 @@
+//! specs/manifest.json: every TLC model with the outcome it must have, and
+//! every mutant with the checks that must kill it.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub about: String,
+    pub models: Vec<Model>,
+    pub mutants: Vec<Mutant>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Model {
+    pub name: String,
+    pub spec: String,
+    pub config: String,
+    /// `pass`, `violation:Inv`, `deadlock` or `liveness:Prop`.
+    pub expected: String,
+    /// `ci` (make test, make verify) or `deep` (make verify-deep).
+    pub tier: String,
+    pub about: String,
+    /// Measured by `ringlab check --record`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct_states: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Mutant {
+    pub id: String,
+    /// `real` (a bug that shipped) or `synthetic` (one per invariant).
+    pub kind: String,
+    /// The fix's title, or what was broken.
+    pub bug: String,
+    pub year: Option<u32>,
+    pub what: String,
+    /// Where the fix is described, when it is not a kernel commit (the
+    /// report finds those by title).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    pub killers: Vec<Killer>,
+}
+
+/// A check that must fail when the mutant is in.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "check", rename_all = "lowercase")]
+pub enum Killer {
+    /// A TLC model whose expected outcome is the violation.
+    Tlc { model: String },
+    /// `cargo test -p <package> --features <feature> --test <test>`.
+    Proptest { feature: String, test: String },
+    /// The same under `--cfg loom`.
+    Loom { feature: String, test: String },
+    /// A simulator trace that TLC must reject.
+    Trace { feature: String, test: String },
+    /// A Z3 proof of the mutant's arithmetic that must be refuted.
+    Proof { proof: String },
+    /// `cargo test -p ringlab-kernel --features <feature> --test <test>`:
+    /// the live-kernel differential campaign with a wrong model built in.
+    Diff { feature: String, test: String },
+}
+
+impl Killer {
+    /// How the mutation matrix names this check.
+    pub fn label(&self) -> String {
+        match self {
+            Killer::Tlc { model } => format!("tlc:{model}"),
+            Killer::Proptest { test, .. } => format!("proptest:{test}"),
+            Killer::Loom { test, .. } => format!("loom:{test}"),
+            Killer::Trace { test, .. } => format!("trace:{test}"),
+            Killer::Proof { proof } => format!("proof:{proof}"),
+            Killer::Diff { test, .. } => format!("diff:{test}"),
+        }
+    }
+}
+
+pub const VALID_EXPECTED: &str = "pass, violation:<Invariant>, deadlock or liveness:<Property>";
+
+impl Manifest {
+    pub fn load(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read manifest {}: {e}", path.display()))?;
+        let m: Manifest = serde_json::from_str(&text)
+            .map_err(|e| format!("manifest {}: {e}", path.display()))?;
+        m.validate(path.parent().unwrap_or(Path::new(".")))
+            .map_err(|e| format!("manifest {}: {e}", path.display()))?;
+        Ok(m)
+    }
+
+    /// Rejects a manifest that could make a check pass vacuously.
+    pub fn validate(&self, dir: &Path) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for m in &self.models {
+            if !seen.insert(&m.name) {
+                return Err(format!("model `{}` is listed twice", m.name));
+            }
+            let ok = m.expected == "pass"
+                || m.expected == "deadlock"
+                || m.expected.strip_prefix("violation:").is_some_and(|s| !s.is_empty())
+                || m.expected.strip_prefix("liveness:").is_some_and(|s| !s.is_empty());
+            if !ok {
+                return Err(format!(
+                    "model `{}`: expected `{}` is not one of {VALID_EXPECTED}",
+                    m.name, m.expected
+                ));
+            }
+            if m.tier != "ci" && m.tier != "deep" {
+                return Err(format!("model `{}`: tier `{}` is not ci or deep", m.name, m.tier));
+            }
+            for f in [&m.spec, &m.config] {
+                if !dir.join(f).is_file() {
+                    return Err(format!("model `{}`: no file {}", m.name, dir.join(f).display()));
+                }
+            }
+        }
+        let mut ids = std::collections::HashSet::new();
+        for mu in &self.mutants {
+            if !ids.insert(&mu.id) {
+                return Err(format!("mutant `{}` is listed twice", mu.id));
+            }
+            if let Some(l) = &mu.link {
+                if !(l.starts_with("https://") || l.starts_with("http://")) {
+                    return Err(format!("mutant `{}`: link `{l}` is not an http(s) address", mu.id));
+                }
+            }
+            if mu.killers.is_empty() {
+                return Err(format!("mutant `{}` names no check that kills it", mu.id));
+            }
+            for k in &mu.killers {
+                if let Killer::Tlc { model } = k {
+                    let Some(m) = self.models.iter().find(|m| &m.name == model) else {
+                        return Err(format!("mutant `{}`: no model `{model}`", mu.id));
+                    };
+                    if m.expected == "pass" {
+                        return Err(format!(
+                            "mutant `{}`: model `{model}` is expected to pass, so it cannot kill it",
+                            mu.id
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn model(&self, name: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.name == name)
+    }
+}
+
+/// The temporal properties a cfg file asks TLC to check.
+pub fn cfg_properties(cfg: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(cfg) else {
+        return Vec::new();
+    };
+    let mut props = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("\\*").next().unwrap_or("").trim();
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("PROPERTY") | Some("PROPERTIES") => {
+                in_block = true;
+                props.extend(words.map(str::to_string));
+            }
+            Some(w) if w.chars().all(|c| c.is_ascii_uppercase() || c == '_') && w.len() > 2 => {
+                in_block = false
+            }
+            Some(w) if in_block => {
+                props.push(w.to_string());
+                props.extend(words.map(str::to_string));
+            }
+            _ => {}
+        }
+    }
+    props
+}
+
+pub use ringlab_model::paths::find_root;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    }
+
+    #[test]
+    fn the_real_manifest_is_valid() {
+        let m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        assert!(m.models.iter().any(|m| m.expected == "pass"));
+        assert!(m.models.iter().any(|m| m.expected.starts_with("violation:")));
+    }
+
+    #[test]
+    fn every_invariant_in_a_cfg_has_a_model_that_must_break_it() {
+        let m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        let dir = root().join("specs");
+        let mut checked = std::collections::BTreeSet::new();
+        for model in &m.models {
+            let text = std::fs::read_to_string(dir.join(&model.config)).unwrap();
+            let mut inv = false;
+            for line in text.lines().map(str::trim) {
+                if line.starts_with("INVARIANT") {
+                    inv = true;
+                    continue;
+                }
+                if line.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                    && line.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == ' ')
+                {
+                    inv = false;
+                }
+                if inv && !line.is_empty() {
+                    checked.insert(line.to_string());
+                }
+            }
+            checked.extend(cfg_properties(&dir.join(&model.config)));
+        }
+        for name in checked {
+            let broken = m
+                .models
+                .iter()
+                .any(|x| x.expected == format!("violation:{name}") || x.expected == format!("liveness:{name}"));
+            assert!(broken, "{name} is checked but no model is expected to break it");
+        }
+    }
+
+    #[test]
+    fn rejects_a_mutant_killed_by_a_passing_model() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        m.mutants[0].killers = vec![Killer::Tlc { model: "xsk-ring-fill".into() }];
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("expected to pass"), "{e}");
+    }
+
+    #[test]
+    fn a_mutant_link_is_optional_and_must_be_an_address() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        assert!(m.mutants.iter().any(|mu| mu.link.is_none()));
+        let wa = m.mutants.iter().find(|mu| mu.id == "wrapping-add").unwrap();
+        assert_eq!(wa.link.as_deref(), Some("https://github.com/DouglasGray/xsk-rs/issues/53"));
+        m.mutants[0].link = Some("xsk-rs#53".into());
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("not an http(s) address"), "{e}");
+    }
+
+    #[test]
+    fn rejects_an_unknown_expected_outcome() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        m.models[0].expected = "fails".into();
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("not one of"), "{e}");
+    }
+
+    #[test]
+    fn reads_properties_from_a_cfg() {
+        let p = cfg_properties(&root().join("specs/mc/MCXskRing_Live.cfg"));
+        assert_eq!(p, vec!["EveryEntryConsumed".to_string()]);
+    }
+}

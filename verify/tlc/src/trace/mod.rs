@@ -1,0 +1,218 @@
+//! What the trace checkers of the model-level specs share (copytx_trace,
+//! devmem_trace): a log of spec states written as a module beside copies
+//! of the spec and its trace spec, run by TLC in a directory of its own,
+//! and TLC's answer read back as "stuck at step k" or "every state
+//! matched". Each checker keeps what is its spec's own: how a state is
+//! printed and how a rejection is explained.
+
+pub mod copy_tx;
+pub mod devmem;
+pub mod xsk_ring;
+pub mod xsk_ring_module;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use ringlab_model::cfg::is_ident;
+use ringlab_model::tla::{parse_value, Value};
+use crate::{Outcome, RunOpts, Tlc, TlcResult};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceError {
+    /// java or the TLC jar cannot be found.
+    NoTlc(String),
+    /// The states cannot be written as the spec's values.
+    BadTrace(String),
+    Io(String),
+    /// TLC ran but did not check the trace (a parse error, a crash).
+    Tlc(String),
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::NoTlc(e) => write!(f, "TLC unavailable: {e}"),
+            TraceError::BadTrace(e) => write!(f, "not a trace of the spec: {e}"),
+            TraceError::Io(e) => write!(f, "{e}"),
+            TraceError::Tlc(e) => write!(f, "TLC did not check the trace: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// A trace spec: `spec`.tla, its `spec`Trace.tla, and the generated
+/// module `module` that defines the log.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceSpec {
+    pub spec: &'static str,
+    pub module: &'static str,
+    /// The folder under target/ringlab/ that holds the runs.
+    pub runs: &'static str,
+}
+
+impl TraceSpec {
+    /// The module defining `TraceLog` from one printed record per state;
+    /// it declares the model values so that the log can name them.
+    pub fn module_text(&self, model_values: &[&str], rows: &[String]) -> String {
+        format!(
+            "---- MODULE {} ----\nEXTENDS {}Trace\n\nCONSTANTS {}\n\nTraceLog == <<\n{}\n>>\n====\n",
+            self.module,
+            self.spec,
+            model_values.join(", "),
+            rows.iter()
+                .map(|r| format!("  {r}"))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        )
+    }
+
+    /// The .cfg: the spec's constants, each model value as itself.
+    pub fn cfg_text(&self, constants: String, model_values: &[&str]) -> String {
+        let mut out = constants;
+        for n in model_values {
+            out += &format!("    {n} = {n}\n");
+        }
+        out + "    Log <- TraceLog\nINIT TraceInit\nNEXT TraceNext\n"
+    }
+
+    /// Write the generated module and .cfg, and copies of the two specs,
+    /// into `dir`.
+    pub fn write_model(
+        &self,
+        specs: &Path,
+        dir: &Path,
+        module: String,
+        cfg: String,
+    ) -> Result<(), TraceError> {
+        let io = |what: String, e: std::io::Error| TraceError::Io(format!("{what}: {e}"));
+        std::fs::create_dir_all(dir).map_err(|e| io(format!("creating {}", dir.display()), e))?;
+        for m in [format!("{}.tla", self.spec), format!("{}Trace.tla", self.spec)] {
+            std::fs::copy(specs.join(&m), dir.join(&m))
+                .map_err(|e| io(format!("copying {}", specs.join(&m).display()), e))?;
+        }
+        let write = |name: String, text: String| {
+            std::fs::write(dir.join(&name), text).map_err(|e| io(format!("writing {name}"), e))
+        };
+        write(format!("{}.tla", self.module), module)?;
+        write(format!("{}.cfg", self.module), cfg)
+    }
+
+    /// Run TLC on the model written into `dir`.
+    pub fn run(&self, tlc: &Tlc, dir: &Path) -> Result<TlcResult, TraceError> {
+        let opts = RunOpts {
+            workers: 1,
+            metadir: dir.join("states"),
+            library: None,
+            extra: Vec::new(),
+        };
+        crate::run(
+            tlc,
+            &dir.join(format!("{}.tla", self.module)),
+            &dir.join(format!("{}.cfg", self.module)),
+            &[],
+            &opts,
+            &mut |_| {},
+        )
+        .map_err(TraceError::Tlc)
+    }
+
+    /// A fresh directory under the tree's target/ringlab/`runs`/.
+    pub fn scratch(&self) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let specs = crate::specs_dir();
+        let root = specs.parent().unwrap_or(&specs);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = root.join(format!(
+            "target/ringlab/{}/{}-{n}",
+            self.runs,
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch { dir }
+    }
+}
+
+/// Where one trace is checked: removed once the trace is accepted, kept
+/// (and named in the message) otherwise, so the model can be rerun.
+pub struct Scratch {
+    pub dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+
+    pub fn kept(&self, s: String) -> String {
+        format!("{s} (TLC model in {})", self.dir.display())
+    }
+
+    pub fn kept_err(&self, e: TraceError) -> TraceError {
+        match e {
+            TraceError::Tlc(e) => TraceError::Tlc(self.kept(e)),
+            e => e,
+        }
+    }
+}
+
+/// What TLC's run of a trace spec says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// No step leads from log line `step - 1` to log line `step`; the
+    /// actions the trace spec recorded as enabled there (None: it recorded
+    /// no `enabled` set).
+    Stuck {
+        step: usize,
+        enabled: Option<Vec<String>>,
+    },
+    /// TLC found no error and this many distinct states: one per log line
+    /// if the first is Init, fewer if it is not.
+    Matched { distinct_states: u64 },
+}
+
+pub fn read(r: &TlcResult) -> Result<Run, TraceError> {
+    match &r.outcome {
+        Outcome::Deadlock => {
+            let last = r
+                .trace
+                .last()
+                .ok_or(TraceError::Tlc("a deadlock without a state".into()))?;
+            let step: usize = last
+                .var("i")
+                .and_then(|v| v.parse().ok())
+                .ok_or(TraceError::Tlc("the deadlock state has no i".into()))?;
+            let enabled = match last.var("enabled").map(parse_value) {
+                Some(Ok(Value::Set(s))) => Some(
+                    s.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                ),
+                _ => None,
+            };
+            Ok(Run::Stuck { step, enabled })
+        }
+        Outcome::Pass => {
+            let distinct_states = r
+                .distinct_states
+                .ok_or(TraceError::Tlc("no error but no state count".into()))?;
+            Ok(Run::Matched { distinct_states })
+        }
+        Outcome::Error(e) => Err(TraceError::Tlc(e.clone())),
+        o => Err(TraceError::Tlc(format!("unexpected outcome {}", o.label()))),
+    }
+}
+
+pub use ringlab_model::tla::differing;
+
+/// Why state 0 is not Init, given the variables that differ from Init.
+pub fn not_init(differ: &[&str]) -> String {
+    if differ.is_empty() {
+        // Init prints as the log's first record, so the log's records and
+        // the trace spec's Observed disagree on the variables.
+        return "state 0 is not Init, though it prints as the model's Init: do the log's records and Observed name the same variables?".into();
+    }
+    format!("state 0 is not Init (it differs in {})", differ.join(", "))
+}

