@@ -25,7 +25,7 @@ deps:
 	@bash scripts/deps.sh
 
 build: deps
-	$(CARGO) build --release -p ringlab -p ringlab-kernel --bins
+	$(CARGO) build --release -p ringlab
 
 # --kernel: the kernel series built, booted and tested in qemu (make
 # kernel-vm-test); the first run builds three kernels, later runs reuse them.

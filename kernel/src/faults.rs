@@ -11,7 +11,7 @@ use std::io;
 use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use ringlab_model::afxdp::ETH_P_TXONLY;
 use ringlab_ring::{RingMem, XdpDesc};
@@ -42,7 +42,7 @@ pub struct FaultOpts {
     pub progress: bool,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FaultReport {
     pub kernel: String,
     pub batch: u32,

@@ -10,6 +10,8 @@
 //! caught. The result is one JSON document (target/ringlab/kernel/kernel.json),
 //! the "kernel" section of `ringlab verify --json --kernel`.
 
+pub mod doc;
+mod print;
 pub mod results;
 pub mod series;
 pub mod vm;
@@ -17,9 +19,9 @@ pub mod vm;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use serde_json::{json, Value};
 
-use results::n;
+pub use doc::KernelDoc;
+use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
 use series::Series;
 use vm::{Campaign, Kernel, Plan};
 
@@ -71,17 +73,16 @@ pub fn default_series(root: &Path) -> PathBuf {
 pub fn run(a: &KernelTestArgs) -> Result<bool, String> {
     let root = ringlab_model::paths::find_root()?;
     let doc = test(&root, a)?;
-    let ok = doc["ok"].as_bool().unwrap_or(false);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap());
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
     } else {
-        print(&doc);
+        print::print(&doc);
     }
-    Ok(ok)
+    Ok(doc.ok)
 }
 
-/// Runs everything and saves the JSON document.
-pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
+/// Runs everything and saves the document.
+pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     let dir = a.series.clone().unwrap_or_else(|| default_series(root));
     let series = Series::read(&dir)?;
     // the repository's own series by its relative path in the report
@@ -97,7 +98,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
     step("git am and W=1, one patch at a time");
     let w1 = w1_check(&tree, &build, &series);
     if a.no_vm {
-        return finish(root, static_doc(&shown, &series, &cp, &w1, a));
+        return finish(root, static_doc(&shown, &series, &cp, w1, a));
     }
     step("building the released kernel (6.12.117)");
     let (base_src, base_build) = vm::build(root, &base)?;
@@ -121,78 +122,69 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<Value, String> {
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
-        mutants.push(mutant(root, &series, m, a).unwrap_or_else(|e| json!({ "patch": m.display().to_string(), "error": e, "caught": false })));
+        mutants.push(mutant(root, &series, m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
     }
 
-    let base_diff = results::campaign(&base_res, "diff-mainline");
-    let runs: Vec<Value> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
-    let fault_runs: Vec<Value> = plan_base
+    let runs: Vec<CampaignRun> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
+    let fault_runs: Vec<FaultRun> = plan_base
         .faults
         .iter()
         .map(|c| tagged(results::faults(&base_res, &c.fault_name()), "baseline"))
         .chain(plan_patched.faults.iter().map(|c| tagged(results::faults(&patched_res, &c.fault_name()), "patched")))
         .collect();
-    let xsk_base = results::xskxceiver(&base_res);
-    let xsk_patched = results::xskxceiver(&patched_res);
-
-    let patched_div: u64 = runs.iter().map(|r| n(r, "divergences")).sum();
-    let doc_faults = json!({
-        "injected": fault_runs.iter().map(|f| n(f, "injected")).sum::<u64>(),
-        "leaks": fault_runs.iter().map(|f| n(f, "leaks")).sum::<u64>(),
-        "lost": fault_runs.iter().map(|f| n(f, "lost")).sum::<u64>(),
-        "double": fault_runs.iter().map(|f| n(f, "double")).sum::<u64>(),
-        "runs": fault_runs,
+    let (xsk_base, xsk_patched) = (results::xskxceiver(&base_res), results::xskxceiver(&patched_res));
+    let mut doc = static_doc(&shown, &series, &cp, w1, a);
+    doc.vm = true;
+    doc.guests = Some(Guests {
+        xskxceiver: XskxceiverPair { pass: xsk_patched.pass, fail: xsk_patched.fail, skip: xsk_patched.skip, baseline: xsk_base, patched: xsk_patched },
+        diff: DiffRuns {
+            baseline: results::campaign(&base_res, "diff-mainline"),
+            patched: PatchedRuns {
+                scenarios: runs.iter().map(CampaignRun::scenarios).sum(),
+                divergences: runs.iter().map(CampaignRun::divergences).sum(),
+                runs,
+            },
+        },
+        faults: FaultRuns::of(fault_runs),
+        mutants,
+        probe: ProbePair { baseline: results::probe(&base_res), patched: results::probe(&patched_res) },
+        times: Times {
+            build_baseline_s: round(base_build),
+            build_patched_s: round(patched_build),
+            boot_baseline_s: round(base_boot),
+            boot_patched_s: round(patched_boot),
+        },
+        scenarios_per_campaign: a.scenarios,
     });
-    let mut doc = static_doc(&shown, &series, &cp, &w1, a);
-    let vm_part = json!({
-        "xskxceiver": {
-            "pass": xsk_patched["pass"], "fail": xsk_patched["fail"], "skip": xsk_patched["skip"],
-            "baseline": xsk_base, "patched": xsk_patched,
-        },
-        "diff": {
-            "baseline": base_diff,
-            "patched": { "scenarios": runs.iter().map(|r| n(r, "scenarios")).sum::<u64>(), "divergences": patched_div, "runs": runs },
-        },
-        "faults": doc_faults,
-        "mutants": mutants,
-        "probe": { "baseline": results::probe(&base_res), "patched": results::probe(&patched_res) },
-        "times": {
-            "build_baseline_s": round(base_build), "build_patched_s": round(patched_build),
-            "boot_baseline_s": round(base_boot), "boot_patched_s": round(patched_boot),
-        },
-        "scenarios_per_campaign": a.scenarios,
-    });
-    for (k, v) in vm_part.as_object().unwrap() {
-        doc[k] = v.clone();
-    }
-    doc["vm"] = json!(true);
     finish(root, doc)
 }
 
 /// What the checks without a VM found.
-fn static_doc(dir: &Path, s: &Series, cp: &[series::Checkpatch], w1: &Value, a: &KernelTestArgs) -> Value {
+fn static_doc(dir: &Path, s: &Series, cp: &[series::Checkpatch], w1: W1, a: &KernelTestArgs) -> KernelDoc {
     let sum = |f: fn(&series::Checkpatch) -> u32| cp.iter().map(|c| u64::from(f(c))).sum::<u64>();
-    json!({
-        "series": dir.display().to_string(),
-        "patches": s.patches.len(),
-        "checkpatch_warnings": sum(|c| c.warnings),
-        "checkpatch_errors": sum(|c| c.errors),
-        "checkpatch_checks": sum(|c| c.checks),
-        "checkpatch": cp,
-        "w1": w1,
-        "vm": false,
-        "seed": a.seed,
-    })
+    KernelDoc {
+        header: ringlab_model::schema::Header::new(KernelDoc::DOCUMENT),
+        series: dir.display().to_string(),
+        patches: s.patches.len(),
+        checkpatch_warnings: sum(|c| c.warnings),
+        checkpatch_errors: sum(|c| c.errors),
+        checkpatch_checks: sum(|c| c.checks),
+        checkpatch: cp.to_vec(),
+        w1,
+        vm: false,
+        seed: a.seed,
+        ..Default::default()
+    }
 }
 
-/// Names the problems, sets "ok" and saves the document.
-fn finish(root: &Path, mut doc: Value) -> Result<Value, String> {
-    let problems = problems(&doc);
-    doc["problems"] = json!(problems);
-    doc["ok"] = json!(problems.is_empty());
+/// Names the problems, sets `ok` and saves the document.
+fn finish(root: &Path, mut doc: KernelDoc) -> Result<KernelDoc, String> {
+    doc.problems = doc.find_problems();
+    doc.ok = doc.problems.is_empty();
     let out = ringlab_model::paths::out_dir(root).join("kernel");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    std::fs::write(out.join("kernel.json"), serde_json::to_string_pretty(&doc).unwrap()).map_err(|e| format!("{}: {e}", out.display()))?;
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    std::fs::write(out.join("kernel.json"), text).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("kernel-test: {}", out.join("kernel.json").display());
     Ok(doc)
 }
@@ -205,9 +197,9 @@ fn round(s: f64) -> f64 {
     (s * 10.0).round() / 10.0
 }
 
-fn tagged(mut v: Value, kernel: &str) -> Value {
-    v["kernel_label"] = json!(kernel);
-    v
+fn tagged(mut f: FaultRun, kernel: &str) -> FaultRun {
+    f.kernel_label = Some(kernel.into());
+    f
 }
 
 /// The released tree the checks without a VM use, a git repository with
@@ -252,22 +244,25 @@ fn static_tree(root: &Path) -> Result<(PathBuf, PathBuf), String> {
 
 /// Every patch applied in turn with git am and the files it touches built
 /// with W=1; compared with the released tree's own W=1 warnings.
-fn w1_check(tree: &Path, build: &Path, s: &Series) -> Value {
+fn w1_check(tree: &Path, build: &Path, s: &Series) -> W1 {
     let targets = series::w1_targets(s);
     match series::apply_and_build(tree, build, "base", s, &targets) {
-        Ok((base_warnings, steps)) => {
-            let applied = steps.iter().filter(|st| st.applied).count();
-            let new: usize = steps.iter().map(|st| st.new_warnings.len()).sum();
-            json!({ "targets": targets, "baseline_warnings": base_warnings, "applied": applied, "new_warnings": new, "steps": steps })
-        }
-        Err(e) => json!({ "error": e }),
+        Ok((baseline_warnings, steps)) => W1 {
+            applied: steps.iter().filter(|st| st.applied).count(),
+            new_warnings: steps.iter().map(|st| st.new_warnings.len()).sum(),
+            targets,
+            baseline_warnings,
+            steps,
+            error: None,
+        },
+        Err(e) => W1 { error: Some(e), ..Default::default() },
     }
 }
 
 /// The series plus one mutant patch, built, booted and compared: caught
 /// when a campaign diverges or a fault campaign finds a lost, doubly
 /// completed or leaked frame.
-fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<Value, String> {
+fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
     let _ = std::fs::remove_dir_all(&dir);
@@ -289,194 +284,28 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<V
         seed: a.seed,
     };
     let (res, boot_s) = vm::boot(root, &k, &plan, &vm::payload(root, &k, &src)?)?;
-    let runs: Vec<Value> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
-    let faults: Vec<Value> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
-    let diverged = runs.iter().any(|r| n(r, "divergences") > 0);
-    let broke = |k: &str| faults.iter().any(|f| n(f, k) > 0);
-    let caught_by: Vec<&str> = [("diff", diverged), ("faults:lost", broke("lost")), ("faults:double", broke("double")), ("faults:leaks", broke("leaks"))]
-        .into_iter()
-        .filter_map(|(name, hit)| hit.then_some(name))
-        .collect();
-    let first = runs.iter().find(|r| n(r, "divergences") > 0).map(|r| r["first_divergence"].clone()).unwrap_or(Value::Null);
-    Ok(json!({
-        "patch": patch.display().to_string(),
-        "caught": !caught_by.is_empty(),
-        "caught_by": caught_by,
-        "divergence": first,
-        "runs": runs,
-        "faults": faults,
-        "times": { "build_s": round(build_s), "boot_s": round(boot_s) },
-    }))
-}
-
-/// Every reason the document is not a pass, one line each.
-pub fn problems(d: &Value) -> Vec<String> {
-    let mut p = Vec::new();
-    if n(d, "checkpatch_errors") + n(d, "checkpatch_warnings") > 0 {
-        p.push(format!("checkpatch --strict: {} errors, {} warnings", d["checkpatch_errors"], d["checkpatch_warnings"]));
-    }
-    let w1 = &d["w1"];
-    if let Some(e) = w1["error"].as_str() {
-        p.push(format!("W=1 check did not run: {e}"));
-    } else {
-        if n(w1, "applied") as usize != d["patches"].as_u64().unwrap_or(0) as usize {
-            p.push(format!("only {} of {} patches apply with git am", w1["applied"], d["patches"]));
-        }
-        if n(w1, "new_warnings") > 0 {
-            p.push(format!("W=1 builds add {} warnings", w1["new_warnings"]));
-        }
-        for st in w1["steps"].as_array().into_iter().flatten() {
-            if let Some(e) = st["error"].as_str() {
-                p.push(format!("{}: {e}", st["patch"].as_str().unwrap_or("?")));
-            }
-        }
-    }
-    if d["vm"].as_bool() == Some(false) {
-        return p;
-    }
-    for k in ["baseline", "patched"] {
-        let x = &d["xskxceiver"][k];
-        if let Some(e) = x["error"].as_str() {
-            p.push(format!("xskxceiver on the {k} kernel: {e}"));
-        } else if n(x, "fail") > 0 || n(x, "pass") == 0 {
-            p.push(format!("xskxceiver on the {k} kernel: {} passed, {} failed", x["pass"], x["fail"]));
-        }
-    }
-    let mut campaigns = vec![("baseline", &d["diff"]["baseline"])];
-    for r in d["diff"]["patched"]["runs"].as_array().into_iter().flatten() {
-        campaigns.push(("patched", r));
-    }
-    for (k, c) in campaigns {
-        if let Some(e) = c["error"].as_str() {
-            p.push(format!("{k} {e}"));
-        } else if n(c, "divergences") > 0 {
-            p.push(format!("{k} {}: {} divergences", c["name"].as_str().unwrap_or("?"), c["divergences"]));
-        } else if n(c, "scenarios") == 0 {
-            p.push(format!("{k} {}: no scenario ran", c["name"].as_str().unwrap_or("?")));
-        }
-    }
-    for f in d["faults"]["runs"].as_array().into_iter().flatten() {
-        let name = format!("{} {}", f["kernel_label"].as_str().unwrap_or("?"), f["name"].as_str().unwrap_or("?"));
-        if let Some(e) = f["error"].as_str() {
-            p.push(format!("{name}: {e}"));
-        } else if let Some(why) = f["skipped"].as_str() {
-            p.push(format!("{name}: skipped ({why})"));
-        } else if n(f, "injected") == 0 {
-            p.push(format!("{name}: no fault was injected, so the campaign could not fail"));
-        } else if n(f, "lost") + n(f, "double") + n(f, "leaks") > 0 {
-            p.push(format!("{name}: {} lost, {} completed twice, {} CQ slots leaked", f["lost"], f["double"], f["leaks"]));
-        }
-    }
-    for m in d["mutants"].as_array().into_iter().flatten() {
-        if !m["caught"].as_bool().unwrap_or(false) {
-            let why = m["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default();
-            p.push(format!("mutant {} was not caught{why}", m["patch"].as_str().unwrap_or("?")));
-        }
-    }
-    p
-}
-
-fn print(d: &Value) {
-    println!("series {} ({} patches, linux 6.12.117)", d["series"].as_str().unwrap_or("?"), d["patches"]);
-    println!(
-        "  checkpatch --strict   {} errors, {} warnings, {} checks",
-        d["checkpatch_errors"], d["checkpatch_warnings"], d["checkpatch_checks"]
-    );
-    let w1 = &d["w1"];
-    match w1["error"].as_str() {
-        Some(e) => println!("  git am + W=1          did not run: {e}"),
-        None => println!(
-            "  git am + W=1          {}/{} applied, {} new warnings ({})",
-            w1["applied"],
-            d["patches"],
-            w1["new_warnings"],
-            w1["targets"].as_array().map(|t| t.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" ")).unwrap_or_default()
-        ),
-    }
-    if d["vm"].as_bool() == Some(false) {
-        println!("  VM                    not run (--no-vm): no kernel built or booted");
-    }
-    let t = &d["times"];
-    for k in ["baseline", "patched"].into_iter().filter(|_| d["vm"].as_bool() != Some(false)) {
-        let x = &d["xskxceiver"][k];
-        let xs = match x["error"].as_str() {
-            Some(e) => format!("error: {e}"),
-            None => format!("{} pass, {} fail, {} skip", x["pass"], x["fail"], x["skip"]),
-        };
-        println!(
-            "  {k:<9} build {:>6}s  boot+tests {:>6}s  xskxceiver {xs}",
-            t[format!("build_{k}_s")],
-            t[format!("boot_{k}_s")]
-        );
-    }
-    let line = |c: &Value| match c["error"].as_str() {
-        Some(e) => format!("error: {e}"),
-        None => format!("{} scenarios, {} operations, {} divergences", c["scenarios"], c["operations"], c["divergences"]),
-    };
-    if d["vm"].as_bool() != Some(false) {
-        println!("  diff baseline  profile 6.12            {}", line(&d["diff"]["baseline"]));
-    }
-    for r in d["diff"]["patched"]["runs"].as_array().into_iter().flatten() {
-        println!("  diff patched   {:<24} {}", r["name"].as_str().unwrap_or("?"), line(r));
-    }
-    for f in d["faults"]["runs"].as_array().into_iter().flatten() {
-        let s = match (f["error"].as_str(), f["skipped"].as_str()) {
-            (Some(e), _) => format!("error: {e}"),
-            (_, Some(w)) => format!("SKIPPED: {w}"),
-            _ => format!("{} rounds, {} faults injected, {} lost, {} double, {} leaked", f["rounds"], f["injected"], f["lost"], f["double"], f["leaks"]),
-        };
-        println!("  faults {:<8} {:<24} {s}", f["kernel_label"].as_str().unwrap_or("?"), f["name"].as_str().unwrap_or("?"));
-    }
-    for m in d["mutants"].as_array().into_iter().flatten() {
-        let how = if m["caught"].as_bool().unwrap_or(false) { format!("caught by {}", m["caught_by"]) } else { "NOT caught".into() };
-        println!("  mutant {}: {how}", m["patch"].as_str().unwrap_or("?"));
-        if !m["divergence"].is_null() {
-            println!("    first divergence: {}", m["divergence"]["mismatch"]);
-        }
-    }
-    let probs = d["problems"].as_array().cloned().unwrap_or_default();
-    if probs.is_empty() {
-        println!("kernel-test: PASS");
-    } else {
-        for p in &probs {
-            println!("  problem: {}", p.as_str().unwrap_or("?"));
-        }
-        println!("kernel-test: FAIL ({} problems)", probs.len());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn passing() -> Value {
-        json!({
-            "patches": 2, "checkpatch_errors": 0, "checkpatch_warnings": 0,
-            "w1": { "applied": 2, "new_warnings": 0, "steps": [] },
-            "xskxceiver": { "baseline": { "pass": 3, "fail": 0 }, "patched": { "pass": 3, "fail": 0 } },
-            "diff": { "baseline": { "name": "diff-mainline", "scenarios": 5, "divergences": 0 },
-                      "patched": { "runs": [ { "name": "diff-batch16-budget64", "scenarios": 5, "divergences": 0 } ] } },
-            "faults": { "runs": [ { "name": "faults-batch0-budget32", "kernel_label": "baseline", "injected": 4, "lost": 0, "double": 0, "leaks": 0 } ] },
-            "mutants": [ { "patch": "m.patch", "caught": true } ],
-        })
-    }
-
-    #[test]
-    fn a_clean_document_has_no_problems() {
-        assert_eq!(problems(&passing()), Vec::<String>::new());
-    }
-
-    #[test]
-    fn every_failure_is_named() {
-        let mut d = passing();
-        d["checkpatch_warnings"] = json!(1);
-        d["diff"]["patched"]["runs"][0]["divergences"] = json!(2);
-        d["faults"]["runs"][0]["injected"] = json!(0);
-        d["mutants"][0]["caught"] = json!(false);
-        d["xskxceiver"]["patched"]["fail"] = json!(1);
-        let p = problems(&d);
-        assert_eq!(p.len(), 5, "{p:?}");
-        assert!(p.iter().any(|l| l.contains("could not fail")));
-        assert!(p.iter().any(|l| l.contains("m.patch was not caught")));
-    }
+    let runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
+    let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
+    let diverged = runs.iter().any(|r| r.divergences() > 0);
+    let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
+    let caught_by: Vec<String> = [
+        ("diff", diverged),
+        ("faults:lost", broke(FaultRun::lost)),
+        ("faults:double", broke(FaultRun::double)),
+        ("faults:leaks", broke(FaultRun::leaks)),
+    ]
+    .into_iter()
+    .filter_map(|(name, hit)| hit.then(|| name.to_string()))
+    .collect();
+    let divergence = runs.iter().filter_map(|r| r.doc.as_ref()).find(|d| d.divergences > 0).and_then(|d| d.first_divergence.clone());
+    Ok(MutantRun {
+        patch: patch.display().to_string(),
+        caught: !caught_by.is_empty(),
+        caught_by,
+        error: None,
+        divergence,
+        runs,
+        faults,
+        times: Some(MutantTimes { build_s: round(build_s), boot_s: round(boot_s) }),
+    })
 }

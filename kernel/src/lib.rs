@@ -23,5 +23,6 @@ pub mod shrink;
 pub mod txopts;
 pub mod probe;
 pub mod failnth;
+pub mod diff_doc;
 pub mod faults;
 pub mod kernel_test;

@@ -1,10 +1,10 @@
-//! What the running kernel offers ringlab-diff: the batch series' socket
+//! What the running kernel offers ringlab: the batch series' socket
 //! options (an unbound socket with a TX ring is asked; ENOPROTOOPT means
 //! the option does not exist) and fault injection.
 
 use std::io;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::env::release;
 use crate::failnth;
@@ -12,7 +12,7 @@ use crate::sys::{check, setsockopt, AF_XDP, SOL_XDP, XDP_GENERIC_XMIT_BATCH, XDP
 use crate::txopts::{set, TX_BATCH_SIZE};
 use crate::xsk::FdGuard;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
     pub kernel: String,
     pub xmit_batch_supported: bool,

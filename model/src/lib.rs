@@ -6,6 +6,7 @@
 pub mod cfg;
 pub mod paths;
 pub mod rng;
+pub mod schema;
 pub mod afxdp;
 pub mod copy_tx;
 pub mod devmem;

@@ -1,5 +1,6 @@
-//! The `ringlab` command's library: the mutation campaign's runner and the
-//! subcommands that are more than a call into another crate.
+//! The `ringlab` command's library: its subcommands, the mutation
+//! campaign's runner and the tables it prints.
 
 pub mod cmd;
 pub mod mutants;
+pub mod table;

@@ -210,17 +210,17 @@ pub fn select<'a>(man: &'a Manifest, ids: &[String]) -> Result<Vec<&'a Mutant>, 
 }
 
 pub fn print_table(results: &[MutantResult]) {
-    println!("{:<22} {:<10} {:<5} killed by", "mutant", "kind", "");
+    let mut t = crate::table::new(&["mutant", "kind", "", "killed by"], &[]);
+    let mut notes = Vec::new();
     for r in results {
-        println!(
-            "{:<22} {:<10} {:<5} {}",
-            r.id,
-            r.kind,
-            if r.ok() { "ok" } else { "FAIL" },
-            if r.killed_by.is_empty() { "NOTHING".to_string() } else { r.killed_by.join(", ") }
-        );
+        let killers = if r.killed_by.is_empty() { "NOTHING".to_string() } else { r.killed_by.join(", ") };
+        t.add_row(vec![r.id.clone(), r.kind.clone(), if r.ok() { "ok" } else { "FAIL" }.into(), killers]);
         for c in r.checks.iter().filter(|c| c.result != Kill::Killed) {
-            println!("{:<39} {:?}: {} — {}", "", c.result, c.check, c.detail);
+            notes.push(format!("{}: {:?}: {} — {}", r.id, c.result, c.check, c.detail));
         }
+    }
+    println!("{}", crate::table::render(&t));
+    for n in notes {
+        println!("  {n}");
     }
 }

@@ -1,9 +1,14 @@
 //! What one guest sent back (guest/init: NAME.out, NAME.err, NAME.rc,
-//! NAME.time per plan line), read into JSON.
+//! NAME.time per plan line), read into the typed document.
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+
+use super::doc::{CampaignRun, FaultRun, ProbeRun, Xskxceiver};
+use crate::diff_doc::DiffDoc;
+use crate::faults::FaultReport;
+use crate::probe::Probe;
 
 /// One plan line's outcome.
 #[derive(Debug, Clone)]
@@ -37,72 +42,80 @@ fn failure(name: &str, c: &Option<Cmd>) -> String {
     }
 }
 
-/// The last JSON object a command printed on stdout.
-fn json_out(c: &Cmd) -> Option<Value> {
-    c.out.lines().rev().find_map(|l| serde_json::from_str::<Value>(l.trim()).ok().filter(Value::is_object))
+/// The last line of stdout that reads as a `T` (each command prints its
+/// document as one JSON object).
+fn json_out<T: DeserializeOwned>(c: &Cmd) -> Option<T> {
+    c.out.lines().rev().find_map(|l| serde_json::from_str::<T>(l.trim()).ok())
 }
 
 /// xskxceiver-run.sh's `XSKXCEIVER pass=P fail=F skip=S` line and its
 /// `XSKXCEIVER-SKIP case: reason` lines.
-pub fn xskxceiver(dir: &Path) -> Value {
+pub fn xskxceiver(dir: &Path) -> Xskxceiver {
     let c = read(dir, "xskxceiver");
-    let Some(cmd) = &c else { return json!({ "error": failure("xskxceiver", &c) }) };
-    let mut v = json!({ "pass": null, "fail": null, "skip": null, "skipped": [], "failed": [], "rc": cmd.rc, "seconds": cmd.seconds });
+    let Some(cmd) = &c else { return Xskxceiver { error: Some(failure("xskxceiver", &c)), ..Default::default() } };
+    let mut v = Xskxceiver { rc: cmd.rc, seconds: cmd.seconds, ..Default::default() };
     for l in cmd.out.lines() {
         if let Some(rest) = l.strip_prefix("XSKXCEIVER ") {
             for kv in rest.split_whitespace() {
-                if let Some((k, n)) = kv.split_once('=') {
-                    if let Ok(n) = n.parse::<u64>() {
-                        v[k] = json!(n);
-                    }
+                let Some((k, n)) = kv.split_once('=') else { continue };
+                let Ok(n) = n.parse::<u64>() else { continue };
+                match k {
+                    "pass" => v.pass = Some(n),
+                    "fail" => v.fail = Some(n),
+                    "skip" => v.skip = Some(n),
+                    _ => {}
                 }
             }
         } else if let Some(s) = l.strip_prefix("XSKXCEIVER-SKIP ") {
-            v["skipped"].as_array_mut().unwrap().push(json!(s));
+            v.skipped.push(s.to_string());
         } else if l.starts_with("not ok") {
-            v["failed"].as_array_mut().unwrap().push(json!(l));
+            v.failed.push(l.to_string());
         }
     }
-    if v["pass"].is_null() {
-        v["error"] = json!(failure("xskxceiver", &c));
+    if v.pass.is_none() {
+        v.error = Some(failure("xskxceiver", &c));
     }
     v
 }
 
-/// A campaign's JSON (`ringlab-diff campaign`), or an error.
-pub fn campaign(dir: &Path, name: &str) -> Value {
+/// A campaign's document (`ringlab diff --json` in the guest), or why
+/// there is none. A campaign exits 0 (agreed) or 1 (diverged).
+pub fn campaign(dir: &Path, name: &str) -> CampaignRun {
     let c = read(dir, name);
-    match c.as_ref().and_then(json_out) {
-        Some(mut v) if c.as_ref().is_some_and(|c| matches!(c.rc, Some(0) | Some(1))) => {
-            v["name"] = json!(name);
-            v["seconds_in_guest"] = json!(c.and_then(|c| c.seconds));
-            v
-        }
-        _ => json!({ "name": name, "error": failure(name, &c) }),
+    let doc = c.as_ref().filter(|c| matches!(c.rc, Some(0) | Some(1))).and_then(json_out::<DiffDoc>);
+    match doc {
+        Some(doc) => CampaignRun { name: name.into(), doc: Some(doc), seconds_in_guest: c.and_then(|c| c.seconds), error: None },
+        None => CampaignRun { name: name.into(), error: Some(failure(name, &c)), ..Default::default() },
     }
 }
 
-/// A fault campaign's JSON (`ringlab-diff faults`), or an error.
-pub fn faults(dir: &Path, name: &str) -> Value {
+/// What a fault campaign (`ringlab faults --json`) printed: its report,
+/// or why it could not inject.
+#[derive(serde::Deserialize)]
+struct FaultOut {
+    #[serde(default)]
+    skipped: Option<String>,
+    #[serde(flatten)]
+    report: FaultReport,
+}
+
+/// A fault campaign's document, or why there is none.
+pub fn faults(dir: &Path, name: &str) -> FaultRun {
     let c = read(dir, name);
-    match c.as_ref().and_then(json_out) {
-        Some(mut v) => {
-            v["name"] = json!(name);
-            v["rc"] = json!(c.and_then(|c| c.rc));
-            v
-        }
-        None => json!({ "name": name, "error": failure(name, &c) }),
+    let rc = c.as_ref().and_then(|c| c.rc);
+    match c.as_ref().and_then(json_out::<FaultOut>) {
+        Some(FaultOut { skipped: Some(why), .. }) => FaultRun { name: name.into(), rc, skipped: Some(why), ..Default::default() },
+        Some(FaultOut { report, .. }) => FaultRun { name: name.into(), rc, report: Some(report), ..Default::default() },
+        None => FaultRun { name: name.into(), rc, error: Some(failure(name, &c)), ..Default::default() },
     }
 }
 
-pub fn probe(dir: &Path) -> Value {
+pub fn probe(dir: &Path) -> ProbeRun {
     let c = read(dir, "probe");
-    c.as_ref().and_then(json_out).unwrap_or_else(|| json!({ "error": failure("probe", &c) }))
-}
-
-/// A number field, 0 when absent.
-pub fn n(v: &Value, k: &str) -> u64 {
-    v[k].as_u64().unwrap_or(0)
+    match c.as_ref().and_then(json_out::<Probe>) {
+        Some(p) => ProbeRun { probe: Some(p), error: None },
+        None => ProbeRun { error: Some(failure("probe", &c)), probe: None },
+    }
 }
 
 #[cfg(test)]
@@ -126,8 +139,8 @@ mod tests {
             ("xskxceiver.out", "ok 1 PASS: SKB SEND_RECEIVE\nok 2 # SKIP SKB UNALIGNED\nXSKXCEIVER pass=1 fail=0 skip=1\nXSKXCEIVER-SKIP UNALIGNED: no hugepages\n"),
         ]);
         let v = xskxceiver(&d);
-        assert_eq!((n(&v, "pass"), n(&v, "fail"), n(&v, "skip")), (1, 0, 1));
-        assert_eq!(v["skipped"][0], "UNALIGNED: no hugepages");
+        assert_eq!((v.pass, v.fail, v.skip), (Some(1), Some(0), Some(1)));
+        assert_eq!(v.skipped[0], "UNALIGNED: no hugepages");
         std::fs::remove_dir_all(&d).ok();
     }
 
@@ -135,8 +148,8 @@ mod tests {
     fn a_campaign_that_timed_out_is_an_error() {
         let d = dir(&[("diff-x.rc", "124\n"), ("diff-x.out", ""), ("diff-x.err", "diff: 10/100\n")]);
         let v = campaign(&d, "diff-x");
-        assert!(v["error"].as_str().unwrap().contains("timed out"), "{v}");
-        assert!(campaign(&d, "diff-y")["error"].as_str().unwrap().contains("did not run"));
+        assert!(v.error.as_deref().unwrap().contains("timed out"), "{v:?}");
+        assert!(campaign(&d, "diff-y").error.unwrap().contains("did not run"));
         std::fs::remove_dir_all(&d).ok();
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A folder of `git format-patch` files.
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ impl Series {
 }
 
 /// checkpatch.pl's verdict on one patch.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Checkpatch {
     pub patch: String,
     pub errors: u32,
@@ -109,7 +109,7 @@ pub fn name(p: &Path) -> String {
 }
 
 /// One patch applied with `git am` and the files it touches built with W=1.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Step {
     pub patch: String,
     pub applied: bool,

@@ -47,7 +47,7 @@ impl Campaign {
 
 /// The plan file guest/init reads: `NAME TIMEOUT_SECONDS COMMAND...`.
 pub fn plan_text(p: &Plan) -> String {
-    let d = "/ringlab/ringlab-diff";
+    let d = "/ringlab/ringlab";
     let mut t = String::from("# written by ringlab kernel-test\n");
     t += &format!("probe 300 {d} probe\n");
     if p.xskxceiver {
@@ -56,13 +56,13 @@ pub fn plan_text(p: &Plan) -> String {
         t += "xskxceiver 2400 sh /ringlab/xskxceiver/xskxceiver-run.sh --exclude /ringlab/xskxceiver/exclude.txt --budget 2000\n";
     }
     if p.mainline {
-        t += &format!("diff-mainline 5400 {d} campaign --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
+        t += &format!("diff-mainline 5400 {d} diff --json --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
     }
     // each campaign its own seed (seed + its place), so no two draw the
     // same scenarios; every seed is in the campaign's JSON
     for (i, c) in p.campaigns.iter().enumerate() {
         t += &format!(
-            "{} 5400 {d} campaign --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
+            "{} 5400 {d} diff --json --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
             c.name(),
             c.batch,
             c.budget,
@@ -72,7 +72,7 @@ pub fn plan_text(p: &Plan) -> String {
     }
     for (i, c) in p.faults.iter().enumerate() {
         t += &format!(
-            "{} 3600 {d} faults --batch {} --budget {} --rounds {} --seed {}\n",
+            "{} 3600 {d} faults --json --batch {} --budget {} --rounds {} --seed {}\n",
             c.fault_name(),
             c.batch,
             c.budget,
@@ -120,18 +120,19 @@ pub fn build(root: &Path, k: &Kernel) -> Result<(PathBuf, f64), String> {
     Ok((PathBuf::from(src.trim()), t.elapsed().as_secs_f64()))
 }
 
-/// The guest payload of `k`: ringlab-diff and xskxceiver built from `src`.
+/// The guest payload of `k`: ringlab (without its debug information) and
+/// xskxceiver built from `src`.
 pub fn payload(root: &Path, k: &Kernel, src: &Path) -> Result<PathBuf, String> {
-    let diff = root.join("target/release/ringlab-diff");
-    if !diff.is_file() {
-        return Err(format!("{}: missing (cargo build --release -p ringlab-kernel --bin ringlab-diff)", diff.display()));
+    let bin = root.join("target/release/ringlab");
+    if !bin.is_file() {
+        return Err(format!("{}: missing (cargo build --release -p ringlab)", bin.display()));
     }
     let dir = work_dir(root).join("payload").join(&k.label);
     let xsk = work_dir(root).join("xskxceiver").join(&k.label);
     script(root, "xskxceiver.sh", &["--src".into(), src.display().to_string(), "--out".into(), xsk.display().to_string()])?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("xskxceiver")).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::fs::copy(&diff, dir.join("ringlab-diff")).map_err(|e| format!("copying ringlab-diff: {e}"))?;
+    strip_copy(&bin, &dir.join("ringlab"))?;
     let exclude = root.join("kernel/vm/xskxceiver-exclude.txt");
     std::fs::copy(&exclude, dir.join("xskxceiver/exclude.txt")).map_err(|e| format!("{}: {e}", exclude.display()))?;
     for e in std::fs::read_dir(&xsk).map_err(|e| format!("{}: {e}", xsk.display()))?.flatten() {
@@ -173,6 +174,17 @@ pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(Pat
     Ok((out.join("results"), t.elapsed().as_secs_f64()))
 }
 
+/// Copies an executable without its debug sections (objcopy), which the
+/// guest has no use for and which would triple the initramfs; a plain copy
+/// where objcopy is missing.
+fn strip_copy(from: &Path, to: &Path) -> Result<(), String> {
+    let stripped = Command::new("objcopy").arg("--strip-debug").arg(from).arg(to).status().is_ok_and(|s| s.success());
+    if !stripped {
+        std::fs::copy(from, to).map_err(|e| format!("copying {}: {e}", from.display()))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,7 +205,7 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab-diff campaign --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
-        assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab-diff faults --batch 0 --budget 32 --rounds 9 --seed 3"));
+        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab diff --json --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
+        assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab faults --json --batch 0 --budget 32 --rounds 9 --seed 3"));
     }
 }

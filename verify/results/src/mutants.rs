@@ -40,3 +40,18 @@ impl MutantResult {
     }
 }
 
+
+/// A mutant's row in verify.json: its result and whether every check
+/// killed it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MutantDoc {
+    #[serde(flatten)]
+    pub result: MutantResult,
+    pub ok: bool,
+}
+
+impl From<&MutantResult> for MutantDoc {
+    fn from(r: &MutantResult) -> MutantDoc {
+        MutantDoc { result: r.clone(), ok: r.ok() }
+    }
+}

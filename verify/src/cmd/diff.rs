@@ -4,11 +4,20 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
-use serde_json::json;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
 
 use ringlab_kernel::campaign::{self, Opts, Summary};
+use ringlab_kernel::diff_doc::DiffDoc;
 use ringlab_kernel::env::{release, skip_reason};
+use ringlab_kernel::probe::probe;
+use ringlab_kernel::txopts::TX_BATCH_SIZE;
+use ringlab_model::afxdp::Profile;
+use ringlab_model::schema::Header;
+use ringlab_results::DiffSection;
+
+/// XSK_MAX_GENERIC_XMIT_BATCH in the series.
+pub const MAX_BATCH: u32 = 1024;
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -21,9 +30,72 @@ pub struct DiffArgs {
     /// Re-run one replay file (written by an earlier divergence) instead
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+    /// The model's profile (default: the running kernel's, from uname -r);
+    /// naming one also sets its TX options on the kernel's sockets and
+    /// shrinks only the first divergence (as in the test VM)
+    #[arg(long, value_enum)]
+    profile: Option<ProfileName>,
+    #[command(flatten)]
+    tx: TxArgs,
+    /// Where replay files of divergences go (default target/ringlab/diff)
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum ProfileName {
+    #[value(name = "6.12")]
+    V6_12,
+    #[value(name = "6.18")]
+    V6_18,
+    /// the batch series (XDP_GENERIC_XMIT_BATCH)
+    Batch,
+}
+
+/// The copy-mode TX options of the batch series.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct TxArgs {
+    /// XDP_GENERIC_XMIT_BATCH (0: the per-descriptor loop)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_BATCH as i64))]
+    pub batch: u32,
+    /// XDP_MAX_TX_SKB_BUDGET (its floor is TX_BATCH_SIZE)
+    #[arg(long, default_value_t = TX_BATCH_SIZE, value_parser = clap::value_parser!(u32).range(TX_BATCH_SIZE as i64..=1 << 16))]
+    pub budget: u32,
+}
+
+/// `ringlab diff --json`.
+#[derive(Serialize)]
+struct DiffOut<'a> {
+    #[serde(flatten)]
+    header: Header,
+    #[serde(flatten)]
+    doc: &'a DiffDoc,
+}
+
+/// The seed given, else one from the clock; printed either way.
+pub fn seed_or_clock(given: Option<u64>) -> u64 {
+    let s = given.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+    });
+    eprintln!("seed {s} (rerun with --seed {s})");
+    s
+}
+
+/// The profile `name` names, with the TX options `tx`.
+fn profile(name: ProfileName, tx: TxArgs) -> Result<Profile, String> {
+    let mut p = match name {
+        ProfileName::V6_12 => Profile::for_release("6.12"),
+        ProfileName::V6_18 => Profile::for_release("6.18"),
+        ProfileName::Batch => return Ok(Profile::batch(tx.batch, tx.budget)),
+    };
+    if tx.batch > 0 {
+        return Err(format!("--batch {} needs --profile batch", tx.batch));
+    }
+    p.tx_budget = tx.budget;
+    Ok(p)
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool, String> {
@@ -32,43 +104,55 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
         return Ok(true);
     }
     if let Some(file) = &a.replay {
-        let (r, m) = campaign::replay(file).map_err(|e| e.to_string())?;
-        println!("replay {} (recorded on {}, profile {}; now {})", file.display(), r.kernel, r.profile, release());
-        return Ok(match m {
-            None => {
-                println!("kernel and model agree on all {} operations", r.scenario.ops.len());
-                true
-            }
-            Some(m) => {
-                println!("diverges at operation {}:\n  model:  {:?}\n  kernel: {:?}", m.at, m.model, m.kernel);
-                false
-            }
-        });
+        return replay(file);
     }
-    let seed = a.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    });
-    eprintln!("diff: seed {seed} (rerun with --seed {seed})");
-    let out = ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff"));
-    let sum = campaign::run(Opts { scenarios: a.scenarios, seed, progress: true, out, stop_after: None }).map_err(|e| e.to_string())?;
+    let seed = seed_or_clock(a.seed);
+    let out = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
+    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out, stop_after: None };
+    let (sum, tx) = match a.profile {
+        None => (campaign::run(opts).map_err(|e| e.to_string())?, TxArgs { batch: 0, budget: TX_BATCH_SIZE }),
+        Some(name) => {
+            let p = profile(name, a.tx)?;
+            // Batch 0 sets no batch option: make sure the series is there all the same.
+            if name == ProfileName::Batch && !probe().map_err(|e| format!("probe: {e}"))?.xmit_batch_supported {
+                return Err("the running kernel has no XDP_GENERIC_XMIT_BATCH (is the series applied?)".into());
+            }
+            eprintln!("diff: kernel {}, profile {} (batch {}, budget {}), {} scenarios", release(), p.name, a.tx.batch, a.tx.budget, a.scenarios);
+            (campaign::run_with(opts, p, 1).map_err(|e| format!("campaign: {e}"))?, a.tx)
+        }
+    };
+    let doc = DiffDoc::of(&sum, tx.batch, tx.budget);
     if a.json {
-        println!(
-            "{}",
-            json!({"scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
-                   "kernel": sum.kernel, "seed": sum.seed})
-        );
+        // one line: the test VM's host reads the last JSON line of stdout
+        let out = DiffOut { header: Header::new("diff"), doc: &doc };
+        println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
     } else {
         print_summary(&sum);
     }
     Ok(sum.divergences.is_empty())
 }
 
-/// The campaign `ringlab verify` runs: its `"diff"` section, and whether
-/// it found no divergence (a skip is not a failure; it says why).
-pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> (serde_json::Value, bool) {
+fn replay(file: &std::path::Path) -> Result<bool, String> {
+    let (r, m) = campaign::replay(file).map_err(|e| e.to_string())?;
+    println!("replay {} (recorded on {}, profile {}; now {})", file.display(), r.kernel, r.profile, release());
+    Ok(match m {
+        None => {
+            println!("kernel and model agree on all {} operations", r.scenario.ops.len());
+            true
+        }
+        Some(m) => {
+            println!("diverges at operation {}:\n  model:  {:?}\n  kernel: {:?}", m.at, m.model, m.kernel);
+            false
+        }
+    })
+}
+
+/// The campaign `ringlab verify` runs: its `"diff"` section (a skip is not
+/// a failure; it says why).
+pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> DiffSection {
     if let Some(why) = skip_reason() {
         eprintln!("diff: SKIP: {why}");
-        return (json!({"skipped": why, "kernel": release()}), true);
+        return DiffSection::Skipped { skipped: why, kernel: release() };
     }
     if progress {
         eprintln!("diff: {scenarios} scenarios, seed {seed} (rerun with ringlab diff --scenarios {scenarios} --seed {seed})");
@@ -88,17 +172,11 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> (serde_json:
                 sum.operations,
                 sum.divergences.len()
             );
-            let ok = sum.divergences.is_empty();
-            (
-                json!({"scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
-                       "kernel": sum.kernel, "profile": sum.profile, "seed": sum.seed,
-                       "replay_files": sum.replay_files}),
-                ok,
-            )
+            DiffSection::Ran { campaign: DiffDoc::of(&sum, 0, TX_BATCH_SIZE), chain: None }
         }
         Err(e) => {
             eprintln!("diff: error: {e}");
-            (json!({"error": e.to_string(), "kernel": release(), "seed": seed}), false)
+            DiffSection::Failed { error: e.to_string(), kernel: release(), seed }
         }
     }
 }

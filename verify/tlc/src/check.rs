@@ -191,33 +191,6 @@ pub fn select<'a>(man: &'a Manifest, names: &[String], deep: bool) -> Result<Vec
         .collect()
 }
 
-pub fn print_table(results: &[ModelResult]) {
-    println!(
-        "{:<32} {:<30} {:<30} {:>9} {:>5} {:>7}",
-        "model", "expected", "outcome", "states", "depth", "seconds"
-    );
-    for r in results {
-        println!(
-            "{:<32} {:<30} {:<30} {:>9} {:>5} {:>7.1}  {}",
-            r.name,
-            r.expected,
-            r.outcome,
-            r.distinct_states.map(|d| d.to_string()).unwrap_or_else(|| "-".into()),
-            r.depth.map(|d| d.to_string()).unwrap_or_else(|| "-".into()),
-            r.seconds,
-            if r.ok() { "ok" } else { "FAIL" }
-        );
-    }
-    for r in results {
-        if let Some(e) = &r.error {
-            println!("\n{}: TLC did not finish:\n{e}", r.name);
-        }
-        if let Some(d) = &r.drift {
-            println!("note: {}: {d}", r.name);
-        }
-    }
-}
-
 /// Writes the measured figures of passing and failing-as-expected runs back
 /// into the manifest.
 pub fn record(path: &Path, results: &[ModelResult]) -> Result<(), String> {

@@ -1,0 +1,367 @@
+//! The kernel-test document (target/ringlab/kernel/kernel.json, the
+//! "kernel" section of `ringlab verify --json --kernel`) as types: what
+//! each step found, and every reason it is not a pass.
+
+use serde::{Deserialize, Serialize};
+
+use ringlab_model::schema::Header;
+
+use super::series::{Checkpatch, Step};
+use crate::diff_doc::DiffDoc;
+use crate::faults::FaultReport;
+use crate::probe::Probe;
+
+/// `ringlab kernel-test`'s whole result.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct KernelDoc {
+    #[serde(flatten)]
+    pub header: Header,
+    /// The series folder (the repository's own by its relative path).
+    pub series: String,
+    pub patches: usize,
+    pub checkpatch_warnings: u64,
+    pub checkpatch_errors: u64,
+    pub checkpatch_checks: u64,
+    pub checkpatch: Vec<Checkpatch>,
+    pub w1: W1,
+    /// Whether kernels were built and booted (false with --no-vm).
+    pub vm: bool,
+    pub seed: u64,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub guests: Option<Guests>,
+    /// Every reason the document is not a pass, one line each.
+    #[serde(default)]
+    pub problems: Vec<String>,
+    pub ok: bool,
+}
+
+/// Every patch applied with `git am` and built with W=1.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct W1 {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub baseline_warnings: u32,
+    #[serde(default)]
+    pub applied: usize,
+    #[serde(default)]
+    pub new_warnings: usize,
+    #[serde(default)]
+    pub steps: Vec<Step>,
+}
+
+/// What the released and the patched guest (and each mutant's) returned.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Guests {
+    pub xskxceiver: XskxceiverPair,
+    pub diff: DiffRuns,
+    pub faults: FaultRuns,
+    pub mutants: Vec<MutantRun>,
+    pub probe: ProbePair,
+    pub times: Times,
+    pub scenarios_per_campaign: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct XskxceiverPair {
+    /// The patched kernel's counts, repeated at the top for the summary line.
+    pub pass: Option<u64>,
+    pub fail: Option<u64>,
+    pub skip: Option<u64>,
+    pub baseline: Xskxceiver,
+    pub patched: Xskxceiver,
+}
+
+/// xskxceiver-run.sh's summary in one guest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Xskxceiver {
+    pub pass: Option<u64>,
+    pub fail: Option<u64>,
+    pub skip: Option<u64>,
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    #[serde(default)]
+    pub failed: Vec<String>,
+    #[serde(default)]
+    pub rc: Option<i32>,
+    #[serde(default)]
+    pub seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One differential campaign in a guest, or why it gave no answer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CampaignRun {
+    /// The plan line's name, e.g. diff-batch16-budget64.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<DiffDoc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_in_guest: Option<f64>,
+}
+
+impl CampaignRun {
+    pub fn scenarios(&self) -> u64 {
+        self.doc.as_ref().map_or(0, |d| d.scenarios)
+    }
+    pub fn divergences(&self) -> u64 {
+        self.doc.as_ref().map_or(0, |d| d.divergences)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DiffRuns {
+    pub baseline: CampaignRun,
+    pub patched: PatchedRuns,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PatchedRuns {
+    pub scenarios: u64,
+    pub divergences: u64,
+    pub runs: Vec<CampaignRun>,
+}
+
+/// One fault-injection campaign in a guest, or why it gave no answer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FaultRun {
+    pub name: String,
+    /// Which kernel: baseline, patched (a mutant's runs have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The guest could not inject faults, and said why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    #[serde(default)]
+    pub rc: Option<i32>,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<FaultReport>,
+}
+
+impl FaultRun {
+    fn count(&self, f: fn(&FaultReport) -> u64) -> u64 {
+        self.report.as_ref().map_or(0, f)
+    }
+    pub fn injected(&self) -> u64 {
+        self.count(|r| r.injected)
+    }
+    pub fn lost(&self) -> u64 {
+        self.count(|r| r.lost)
+    }
+    pub fn double(&self) -> u64 {
+        self.count(|r| r.double)
+    }
+    pub fn leaks(&self) -> u64 {
+        self.count(|r| r.leaks)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FaultRuns {
+    pub injected: u64,
+    pub leaks: u64,
+    pub lost: u64,
+    pub double: u64,
+    pub runs: Vec<FaultRun>,
+}
+
+impl FaultRuns {
+    pub fn of(runs: Vec<FaultRun>) -> FaultRuns {
+        let sum = |f: fn(&FaultRun) -> u64| runs.iter().map(f).sum();
+        FaultRuns { injected: sum(FaultRun::injected), leaks: sum(FaultRun::leaks), lost: sum(FaultRun::lost), double: sum(FaultRun::double), runs }
+    }
+}
+
+/// A mutant patch on top of the series: built, booted and compared.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MutantRun {
+    pub patch: String,
+    pub caught: bool,
+    #[serde(default)]
+    pub caught_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub divergence: Option<crate::campaign::Replay>,
+    #[serde(default)]
+    pub runs: Vec<CampaignRun>,
+    #[serde(default)]
+    pub faults: Vec<FaultRun>,
+    #[serde(default)]
+    pub times: Option<MutantTimes>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MutantTimes {
+    pub build_s: f64,
+    pub boot_s: f64,
+}
+
+/// What each guest's kernel offered, or why the probe gave no answer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ProbePair {
+    pub baseline: ProbeRun,
+    pub patched: ProbeRun,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ProbeRun {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Probe>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Times {
+    pub build_baseline_s: f64,
+    pub build_patched_s: f64,
+    pub boot_baseline_s: f64,
+    pub boot_patched_s: f64,
+}
+
+impl KernelDoc {
+    pub const DOCUMENT: &'static str = "kernel-test";
+
+    /// Every reason the document is not a pass, one line each.
+    pub fn find_problems(&self) -> Vec<String> {
+        let mut p = Vec::new();
+        if self.checkpatch_errors + self.checkpatch_warnings > 0 {
+            p.push(format!("checkpatch --strict: {} errors, {} warnings", self.checkpatch_errors, self.checkpatch_warnings));
+        }
+        let w1 = &self.w1;
+        if let Some(e) = &w1.error {
+            p.push(format!("W=1 check did not run: {e}"));
+        } else {
+            if w1.applied != self.patches {
+                p.push(format!("only {} of {} patches apply with git am", w1.applied, self.patches));
+            }
+            if w1.new_warnings > 0 {
+                p.push(format!("W=1 builds add {} warnings", w1.new_warnings));
+            }
+            for st in &w1.steps {
+                if let Some(e) = &st.error {
+                    p.push(format!("{}: {e}", st.patch));
+                }
+            }
+        }
+        let Some(g) = self.guests.as_ref().filter(|_| self.vm) else {
+            return p;
+        };
+        for (k, x) in [("baseline", &g.xskxceiver.baseline), ("patched", &g.xskxceiver.patched)] {
+            if let Some(e) = &x.error {
+                p.push(format!("xskxceiver on the {k} kernel: {e}"));
+            } else if x.fail.unwrap_or(0) > 0 || x.pass.unwrap_or(0) == 0 {
+                p.push(format!("xskxceiver on the {k} kernel: {} passed, {} failed", opt(x.pass), opt(x.fail)));
+            }
+        }
+        let campaigns = std::iter::once(("baseline", &g.diff.baseline)).chain(g.diff.patched.runs.iter().map(|r| ("patched", r)));
+        for (k, c) in campaigns {
+            if let Some(e) = &c.error {
+                p.push(format!("{k} {e}"));
+            } else if c.divergences() > 0 {
+                p.push(format!("{k} {}: {} divergences", c.name, c.divergences()));
+            } else if c.scenarios() == 0 {
+                p.push(format!("{k} {}: no scenario ran", c.name));
+            }
+        }
+        for f in &g.faults.runs {
+            let name = format!("{} {}", f.kernel_label.as_deref().unwrap_or("?"), f.name);
+            if let Some(e) = &f.error {
+                p.push(format!("{name}: {e}"));
+            } else if let Some(why) = &f.skipped {
+                p.push(format!("{name}: skipped ({why})"));
+            } else if f.injected() == 0 {
+                p.push(format!("{name}: no fault was injected, so the campaign could not fail"));
+            } else if f.lost() + f.double() + f.leaks() > 0 {
+                p.push(format!("{name}: {} lost, {} completed twice, {} CQ slots leaked", f.lost(), f.double(), f.leaks()));
+            }
+        }
+        for m in g.mutants.iter().filter(|m| !m.caught) {
+            let why = m.error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default();
+            p.push(format!("mutant {} was not caught{why}", m.patch));
+        }
+        p
+    }
+}
+
+/// A count that may be missing, as printed.
+pub fn opt(n: Option<u64>) -> String {
+    n.map_or_else(|| "?".into(), |n| n.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaign(name: &str, scenarios: u64, divergences: u64) -> CampaignRun {
+        CampaignRun { name: name.into(), doc: Some(DiffDoc { scenarios, divergences, ..Default::default() }), ..Default::default() }
+    }
+
+    fn passing() -> KernelDoc {
+        let x = Xskxceiver { pass: Some(3), fail: Some(0), ..Default::default() };
+        let fault = FaultRun {
+            name: "faults-batch0-budget32".into(),
+            kernel_label: Some("baseline".into()),
+            report: Some(FaultReport { injected: 4, ..Default::default() }),
+            ..Default::default()
+        };
+        KernelDoc {
+            patches: 2,
+            w1: W1 { applied: 2, ..Default::default() },
+            vm: true,
+            guests: Some(Guests {
+                xskxceiver: XskxceiverPair { baseline: x.clone(), patched: x, ..Default::default() },
+                diff: DiffRuns {
+                    baseline: campaign("diff-mainline", 5, 0),
+                    patched: PatchedRuns { runs: vec![campaign("diff-batch16-budget64", 5, 0)], ..Default::default() },
+                },
+                faults: FaultRuns::of(vec![fault]),
+                mutants: vec![MutantRun { patch: "m.patch".into(), caught: true, ..Default::default() }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_clean_document_has_no_problems() {
+        assert_eq!(passing().find_problems(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_failure_is_named() {
+        let mut d = passing();
+        d.checkpatch_warnings = 1;
+        let g = d.guests.as_mut().unwrap();
+        g.diff.patched.runs[0].doc.as_mut().unwrap().divergences = 2;
+        g.faults.runs[0].report.as_mut().unwrap().injected = 0;
+        g.mutants[0].caught = false;
+        g.xskxceiver.patched.fail = Some(1);
+        let p = d.find_problems();
+        assert_eq!(p.len(), 5, "{p:?}");
+        assert!(p.iter().any(|l| l.contains("could not fail")));
+        assert!(p.iter().any(|l| l.contains("m.patch was not caught")));
+    }
+
+    #[test]
+    fn the_document_reads_back() {
+        let mut d = passing();
+        d.problems = d.find_problems();
+        let text = serde_json::to_string(&d).unwrap();
+        let back: KernelDoc = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        // The summary keys stay where readers of kernel.json find them.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["diff"]["patched"]["runs"][0]["name"], "diff-batch16-budget64");
+        assert_eq!(v["faults"]["injected"], 4);
+        assert_eq!(v["xskxceiver"]["baseline"]["pass"], 3);
+    }
+}

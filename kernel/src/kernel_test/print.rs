@@ -1,0 +1,73 @@
+//! The kernel-test table on stdout.
+
+use super::doc::{opt, CampaignRun, FaultRun, KernelDoc};
+
+fn campaign_line(c: &CampaignRun) -> String {
+    match (&c.error, &c.doc) {
+        (Some(e), _) => format!("error: {e}"),
+        (None, Some(d)) => format!("{} scenarios, {} operations, {} divergences", d.scenarios, d.operations, d.divergences),
+        (None, None) => "no result".into(),
+    }
+}
+
+fn fault_line(f: &FaultRun) -> String {
+    match (&f.error, &f.skipped, &f.report) {
+        (Some(e), _, _) => format!("error: {e}"),
+        (_, Some(w), _) => format!("SKIPPED: {w}"),
+        (_, _, Some(r)) => format!("{} rounds, {} faults injected, {} lost, {} double, {} leaked", r.rounds, r.injected, r.lost, r.double, r.leaks),
+        _ => "no result".into(),
+    }
+}
+
+pub fn print(d: &KernelDoc) {
+    println!("series {} ({} patches, linux 6.12.117)", d.series, d.patches);
+    println!("  checkpatch --strict   {} errors, {} warnings, {} checks", d.checkpatch_errors, d.checkpatch_warnings, d.checkpatch_checks);
+    match &d.w1.error {
+        Some(e) => println!("  git am + W=1          did not run: {e}"),
+        None => println!(
+            "  git am + W=1          {}/{} applied, {} new warnings ({})",
+            d.w1.applied,
+            d.patches,
+            d.w1.new_warnings,
+            d.w1.targets.join(" ")
+        ),
+    }
+    match d.guests.as_ref().filter(|_| d.vm) {
+        None => println!("  VM                    not run (--no-vm): no kernel built or booted"),
+        Some(g) => {
+            let t = &g.times;
+            for (k, x, build, boot) in [
+                ("baseline", &g.xskxceiver.baseline, t.build_baseline_s, t.boot_baseline_s),
+                ("patched", &g.xskxceiver.patched, t.build_patched_s, t.boot_patched_s),
+            ] {
+                let xs = match &x.error {
+                    Some(e) => format!("error: {e}"),
+                    None => format!("{} pass, {} fail, {} skip", opt(x.pass), opt(x.fail), opt(x.skip)),
+                };
+                println!("  {k:<9} build {build:>6}s  boot+tests {boot:>6}s  xskxceiver {xs}");
+            }
+            println!("  diff baseline  profile 6.12            {}", campaign_line(&g.diff.baseline));
+            for r in &g.diff.patched.runs {
+                println!("  diff patched   {:<24} {}", r.name, campaign_line(r));
+            }
+            for f in &g.faults.runs {
+                println!("  faults {:<8} {:<24} {}", f.kernel_label.as_deref().unwrap_or("?"), f.name, fault_line(f));
+            }
+            for m in &g.mutants {
+                let how = if m.caught { format!("caught by {}", m.caught_by.join(", ")) } else { "NOT caught".into() };
+                println!("  mutant {}: {how}", m.patch);
+                if let Some(mm) = m.divergence.as_ref().and_then(|r| r.mismatch.as_ref()) {
+                    println!("    first divergence at operation {}: model {:?}, kernel {:?}", mm.at, mm.model, mm.kernel);
+                }
+            }
+        }
+    }
+    if d.problems.is_empty() {
+        println!("kernel-test: PASS");
+    } else {
+        for p in &d.problems {
+            println!("  problem: {p}");
+        }
+        println!("kernel-test: FAIL ({} problems)", d.problems.len());
+    }
+}

@@ -1,0 +1,193 @@
+//! `ringlab verify`'s document: every model, proof and mutant, the live
+//! diff and the kernel series, and the verdict.
+
+use serde::{Deserialize, Serialize};
+
+use ringlab_kernel::diff_doc::DiffDoc;
+use ringlab_kernel::kernel_test::KernelDoc;
+use ringlab_model::schema::Header;
+use ringlab_tlc::check::ModelResult;
+
+use crate::mutants::MutantDoc;
+use crate::proofs::ProofDoc;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct VerifyDoc {
+    #[serde(flatten)]
+    pub header: Header,
+    pub models: Vec<ModelResult>,
+    pub proofs: Vec<ProofDoc>,
+    pub mutants: Vec<MutantDoc>,
+    pub diff: DiffSection,
+    pub kernel: KernelSection,
+    /// Every model, proof and mutant as expected, the diff agreed, the
+    /// kernel series passed (or was not asked for).
+    pub ok: bool,
+}
+
+impl VerifyDoc {
+    pub const DOCUMENT: &'static str = "verify";
+
+    /// The recorded verdict and every row agree that all is as expected.
+    pub fn all_ok(&self) -> bool {
+        self.ok
+            && self.models.iter().all(ModelResult::ok)
+            && self.proofs.iter().all(ProofDoc::ok)
+            && self.mutants.iter().all(|m| m.result.ok())
+    }
+
+    /// Reads verify.json, refusing another schema or document.
+    pub fn parse(text: &str, what: &str) -> Result<VerifyDoc, String> {
+        let d: VerifyDoc = serde_json::from_str(text).map_err(|e| format!("{what}: {e}"))?;
+        d.header.check(what)?;
+        if d.header.document != Self::DOCUMENT {
+            return Err(format!("{what}: a {:?} document, not {:?}", d.header.document, Self::DOCUMENT));
+        }
+        Ok(d)
+    }
+}
+
+/// How many of a campaign's kernel traces TLC validated against the spec.
+pub type ChainSummary = serde_json::Value;
+
+/// The live-kernel differential campaign: skipped (with why), failed to
+/// run, or its figures.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DiffSection {
+    Skipped {
+        skipped: String,
+        kernel: String,
+    },
+    Failed {
+        error: String,
+        kernel: String,
+        seed: u64,
+    },
+    Ran {
+        #[serde(flatten)]
+        campaign: DiffDoc,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        chain: Option<ChainSummary>,
+    },
+}
+
+impl DiffSection {
+    /// A skip is not a failure (it says why); an error or a divergence is.
+    pub fn ok(&self) -> bool {
+        match self {
+            DiffSection::Skipped { .. } => true,
+            DiffSection::Failed { .. } => false,
+            DiffSection::Ran { campaign, .. } => campaign.divergences == 0,
+        }
+    }
+
+    /// The words in verify's closing line.
+    pub fn line(&self) -> String {
+        match self {
+            DiffSection::Skipped { skipped, .. } => format!("live-kernel diff SKIPPED ({skipped})"),
+            DiffSection::Failed { error, .. } => format!("live-kernel diff failed to run ({error})"),
+            DiffSection::Ran { campaign, .. } => {
+                format!("live-kernel diff {} scenarios with {} divergences", campaign.scenarios, campaign.divergences)
+            }
+        }
+    }
+}
+
+/// `ringlab kernel-test` on the repository's series: not asked for, failed
+/// to run, or its document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum KernelSection {
+    Skipped { skipped: String },
+    Failed { error: String },
+    Ran(Box<KernelDoc>),
+}
+
+impl KernelSection {
+    pub fn ok(&self) -> bool {
+        match self {
+            KernelSection::Skipped { .. } => true,
+            KernelSection::Failed { .. } => false,
+            KernelSection::Ran(d) => d.ok,
+        }
+    }
+
+    /// The words in verify's closing line.
+    pub fn line(&self) -> String {
+        let d = match self {
+            KernelSection::Skipped { .. } => return "kernel VM test not run (--kernel)".into(),
+            KernelSection::Failed { error } => return format!("kernel VM test failed to run ({error})"),
+            KernelSection::Ran(d) => d,
+        };
+        let Some(g) = &d.guests else {
+            return format!(
+                "kernel series {} patches, checkpatch {} warnings, no VM{}",
+                d.patches,
+                d.checkpatch_warnings,
+                if d.ok { "" } else { " (FAILED)" }
+            );
+        };
+        let opt = ringlab_kernel::kernel_test::doc::opt;
+        format!(
+            "kernel series {} patches, checkpatch {} warnings, xskxceiver {} passed {} failed, diff {}+{} divergences, faults {} injected {} leaks{}",
+            d.patches,
+            d.checkpatch_warnings,
+            opt(g.xskxceiver.pass),
+            opt(g.xskxceiver.fail),
+            g.diff.baseline.divergences(),
+            g.diff.patched.divergences,
+            g.faults.injected,
+            g.faults.leaks,
+            if d.ok { "" } else { " (FAILED)" }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(diff: DiffSection) -> VerifyDoc {
+        VerifyDoc {
+            header: Header::new(VerifyDoc::DOCUMENT),
+            models: vec![],
+            proofs: vec![],
+            mutants: vec![],
+            diff,
+            kernel: KernelSection::Skipped { skipped: "not requested".into() },
+            ok: true,
+        }
+    }
+
+    #[test]
+    fn every_diff_shape_reads_back_as_itself() {
+        let ran = DiffSection::Ran { campaign: DiffDoc { scenarios: 5, kernel: "6.18".into(), ..Default::default() }, chain: None };
+        for d in [
+            DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18".into() },
+            DiffSection::Failed { error: "boom".into(), kernel: "6.18".into(), seed: 1 },
+            ran,
+        ] {
+            let text = serde_json::to_string(&doc(d)).unwrap();
+            let back = VerifyDoc::parse(&text, "verify.json").unwrap();
+            assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn another_schema_or_document_is_refused() {
+        let mut v = serde_json::to_value(doc(DiffSection::Skipped { skipped: "x".into(), kernel: "k".into() })).unwrap();
+        v["schema"] = "ringlab/0".into();
+        let e = VerifyDoc::parse(&v.to_string(), "verify.json").unwrap_err();
+        assert!(e.contains("ringlab/0"), "{e}");
+        v["schema"] = ringlab_model::schema::SCHEMA.into();
+        v["document"] = "bench".into();
+        assert!(VerifyDoc::parse(&v.to_string(), "verify.json").unwrap_err().contains("bench"));
+    }
+
+    #[test]
+    fn the_closing_words_name_what_happened() {
+        assert!(DiffSection::Skipped { skipped: "no root".into(), kernel: "k".into() }.line().contains("SKIPPED (no root)"));
+        assert_eq!(KernelSection::Skipped { skipped: "x".into() }.line(), "kernel VM test not run (--kernel)");
+    }
+}

@@ -1,0 +1,39 @@
+//! Arguments several subcommands share.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use ringlab_tlc::manifest::{find_root, Manifest};
+
+#[derive(Args, Clone, Debug)]
+pub struct Common {
+    /// Print one JSON document on stdout instead of tables
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct TlcArgs {
+    /// TLC worker threads
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// Include the deep tier (bigger rings; minutes, not seconds)
+    #[arg(long)]
+    pub deep: bool,
+}
+
+/// The repository root and its manifest of models and mutants.
+pub fn load() -> Result<(PathBuf, Manifest), String> {
+    let root = find_root()?;
+    let man = Manifest::load(&root.join("specs/manifest.json"))?;
+    Ok((root, man))
+}
+
+/// A document as pretty JSON, or why it could not be written.
+pub fn to_json(v: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(v).map_err(|e| format!("cannot write the JSON document: {e}"))
+}

@@ -1,0 +1,74 @@
+//! `ringlab mutants`: each known bug put back, and the checks the
+//! manifest says must catch it run against it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use clap::Args;
+use serde::Serialize;
+
+use ringlab_model::schema::Header;
+use ringlab_results::{MutantDoc, MutantResult};
+use ringlab_tlc::check::ModelResult;
+use ringlab_tlc::manifest::{Killer, Manifest, Model, Mutant};
+
+use super::args::{load, to_json, Common, TlcArgs};
+use super::check::run_models;
+use crate::mutants::{self, CargoRunner};
+use crate::table;
+
+#[derive(Args)]
+pub struct MutantArgs {
+    /// Mutant ids (default: all)
+    ids: Vec<String>,
+    #[command(flatten)]
+    tlc: TlcArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Serialize)]
+struct MutantsDoc {
+    #[serde(flatten)]
+    header: Header,
+    mutants: Vec<MutantDoc>,
+    ok: bool,
+}
+
+pub fn run(a: &MutantArgs) -> Result<bool, String> {
+    let (root, man) = load()?;
+    let chosen = mutants::select(&man, &a.ids)?;
+    let models = run_models(&root, &models_for(&man, &chosen), &a.tlc, &a.common)?;
+    let results = run_mutants(&root, &chosen, &models, &a.common);
+    let ok = results.iter().all(MutantResult::ok);
+    if a.common.json {
+        let mutants = results.iter().map(MutantDoc::from).collect();
+        println!("{}", to_json(&MutantsDoc { header: Header::new("mutants"), mutants, ok })?);
+    } else {
+        mutants::print_table(&results);
+        println!("{}", table::closing("mutants", &results.iter().map(MutantResult::ok).collect::<Vec<_>>()));
+    }
+    Ok(ok)
+}
+
+/// The TLC models the chosen mutants' killers name, each once.
+fn models_for<'a>(man: &'a Manifest, chosen: &[&Mutant]) -> Vec<&'a Model> {
+    let mut needed: Vec<&Model> = Vec::new();
+    for k in chosen.iter().flat_map(|m| &m.killers) {
+        if let Killer::Tlc { model } = k {
+            if let Some(m) = man.model(model) {
+                if !needed.iter().any(|n| n.name == m.name) {
+                    needed.push(m);
+                }
+            }
+        }
+    }
+    needed
+}
+
+pub fn run_mutants(root: &Path, chosen: &[&Mutant], models: &[ModelResult], c: &Common) -> Vec<MutantResult> {
+    let by_name: HashMap<String, ModelResult> = models.iter().map(|m| (m.name.clone(), m.clone())).collect();
+    let mut cargo = CargoRunner::new(root);
+    cargo.verbose = !c.quiet;
+    chosen.iter().map(|mu| mutants::run_mutant(mu, &by_name, &mut cargo, !c.quiet)).collect()
+}

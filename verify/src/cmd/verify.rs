@@ -1,0 +1,137 @@
+//! `ringlab verify`: every model, proof and mutant, the live-kernel diff
+//! and (with --kernel) the kernel series in the VM; one summary or one
+//! JSON document (target/ringlab/verify.json); then the report.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use ringlab_kernel::kernel_test::{self, KernelTestArgs};
+use ringlab_model::paths::out_dir;
+use ringlab_model::schema::Header;
+use ringlab_results::{KernelSection, MutantDoc, ProofDoc, VerifyDoc};
+use ringlab_tlc::check;
+
+use super::args::{load, to_json, Common, TlcArgs};
+use super::check::{print_table, run_models};
+use super::mutants::run_mutants;
+use super::prove::{print_proofs, run_proofs};
+use crate::{mutants, table};
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    tlc: TlcArgs,
+    #[command(flatten)]
+    common: Common,
+    /// Differential scenarios on the live kernel (default: 500, 10000 with --deep)
+    #[arg(long)]
+    diff_scenarios: Option<u64>,
+    /// Seed of the differential campaign
+    #[arg(long, default_value_t = 1)]
+    diff_seed: u64,
+    /// Also run `ringlab kernel-test` on the repository's series and its mutants (the "kernel" section; builds are cached)
+    #[arg(long)]
+    kernel: bool,
+}
+
+pub fn run(a: &VerifyArgs) -> Result<bool, String> {
+    let (root, man) = load()?;
+    let models = check::select(&man, &[], a.tlc.deep)?;
+    let mresults = run_models(&root, &models, &a.tlc, &a.common)?;
+    let presults = run_proofs(&[], &a.common)?;
+    let all: Vec<_> = man.mutants.iter().collect();
+    let uresults = run_mutants(&root, &all, &mresults, &a.common);
+    let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
+    let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
+    let kernel = kernel_section(&root, a.kernel);
+    let flags: Vec<bool> = mresults
+        .iter()
+        .map(|r| r.ok())
+        .chain(presults.iter().map(|r| r.as_expected()))
+        .chain(uresults.iter().map(|r| r.ok()))
+        .chain([diff.ok(), kernel.ok()])
+        .collect();
+    let doc = VerifyDoc {
+        header: Header::new(VerifyDoc::DOCUMENT),
+        models: mresults,
+        proofs: presults.iter().map(ProofDoc::from).collect(),
+        mutants: uresults.iter().map(MutantDoc::from).collect(),
+        diff,
+        kernel,
+        ok: flags.iter().all(|f| *f),
+    };
+    let text = to_json(&doc)?;
+    let saved = out_dir(&root).join("verify.json");
+    let recorded = std::fs::create_dir_all(out_dir(&root)).and_then(|_| std::fs::write(&saved, &text));
+    if let Err(e) = &recorded {
+        eprintln!("ringlab: could not save {}: {e}", saved.display());
+    }
+    if a.common.json {
+        println!("{text}");
+    } else {
+        println!("== TLC models");
+        print_table(&doc.models);
+        println!("\n== Z3 proofs");
+        print_proofs(&presults);
+        println!("\n== Mutants");
+        mutants::print_table(&uresults);
+        println!("\n{}", summary(&doc));
+        println!("{}", table::closing("verify", &flags));
+    }
+    // the report is of the run just recorded, never of an older one
+    match recorded.map_err(|e| e.to_string()).and_then(|_| super::report::write(&root, None, None, &[])) {
+        Ok(w) => {
+            if let Some(index) = w.index {
+                let line = format!("report: {}", index.display());
+                if a.common.json {
+                    eprintln!("{line}")
+                } else {
+                    println!("{line}")
+                }
+            }
+        }
+        Err(e) => eprintln!("ringlab: could not write the report: {e}"),
+    }
+    Ok(doc.ok)
+}
+
+/// The line above verify's closing line: every section's count.
+pub fn summary(d: &VerifyDoc) -> String {
+    format!(
+        "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed, {}, {}",
+        d.models.iter().filter(|r| r.ok()).count(),
+        d.models.len(),
+        d.proofs.iter().filter(|r| r.ok()).count(),
+        d.proofs.len(),
+        d.mutants.iter().filter(|r| r.ok).count(),
+        d.mutants.len(),
+        d.diff.line(),
+        d.kernel.line()
+    )
+}
+
+/// The "kernel" section: `ringlab kernel-test` on the repository's series
+/// with every patch of kernel/patches/mutants/.
+fn kernel_section(root: &Path, wanted: bool) -> KernelSection {
+    if !wanted {
+        return KernelSection::Skipped { skipped: "not requested (verify --kernel, or make kernel-vm-test)".into() };
+    }
+    let mut mutants: Vec<PathBuf> = std::fs::read_dir(root.join("kernel/patches/mutants"))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
+        .unwrap_or_default();
+    mutants.sort();
+    let args = KernelTestArgs {
+        series: None,
+        mutants,
+        scenarios: kernel_test::SCENARIOS,
+        fault_rounds: kernel_test::FAULT_ROUNDS,
+        seed: 1,
+        json: false,
+        no_vm: false,
+    };
+    match kernel_test::test(root, &args) {
+        Ok(doc) => KernelSection::Ran(Box::new(doc)),
+        Err(e) => KernelSection::Failed { error: e },
+    }
+}
