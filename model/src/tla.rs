@@ -9,7 +9,7 @@ mod trace;
 mod value;
 
 pub use parser::{parse_state, parse_value};
-pub use trace::{parse_tlc_trace, parse_trace_module, TraceStep};
+pub use trace::parse_trace_module;
 pub use value::Value;
 
 /// A state: each variable's value.
