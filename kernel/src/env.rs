@@ -38,7 +38,7 @@ pub fn skip_reason() -> Option<String> {
         return Some("needs root (CAP_NET_ADMIN and CAP_BPF) to create namespaces and load XDP programs".into());
     }
     // Safety: plain socket(2).
-    let fd = unsafe { libc::socket(crate::sys::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    let fd = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
         return Some(format!("no AF_XDP sockets on this kernel: {}", io::Error::last_os_error()));
     }
