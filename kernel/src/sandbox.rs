@@ -1,5 +1,6 @@
 //! A network namespace of our own with one veth pair in it, removed on drop,
-//! on panic (drop runs while unwinding) and on Ctrl-C (see [`interrupt`]).
+//! on panic (drop runs while unwinding) and on SIGINT and SIGTERM (see
+//! [`interrupt`]).
 //! Deleting the namespace deletes the veth and detaches any XDP program, so
 //! nothing outside it is ever touched.
 
@@ -45,7 +46,7 @@ impl Sandbox {
             a: format!("{base}a"),
             b: format!("{base}b"),
         };
-        interrupt::install();
+        interrupt::install()?;
         ip(&["netns", "add", &sb.netns])?;
         interrupt::register(&sb.netns);
         // From here on Drop removes the namespace, also when a step fails.
