@@ -31,7 +31,7 @@ impl Env {
 }
 
 /// Why this process cannot run against the kernel, if it cannot: no
-/// root-equivalent capabilities, or no AF_XDP.
+/// root-equivalent capabilities, no AF_XDP, or no network namespaces.
 pub fn skip_reason() -> Option<String> {
     // Safety: geteuid never fails.
     if unsafe { libc::geteuid() } != 0 {
@@ -44,8 +44,8 @@ pub fn skip_reason() -> Option<String> {
     }
     // Safety: our fd.
     unsafe { libc::close(fd) };
-    if std::process::Command::new("ip").arg("-V").output().is_err() {
-        return Some("no `ip` command (iproute2)".into());
+    if !std::path::Path::new("/proc/self/ns/net").exists() {
+        return Some("no network namespaces on this kernel (CONFIG_NET_NS)".into());
     }
     None
 }

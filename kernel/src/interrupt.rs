@@ -1,14 +1,17 @@
 //! SIGINT and SIGTERM remove every namespace this process created before it
 //! exits (with 130 and 143, as the signal would). signal-hook's handler
-//! wakes a watcher thread, which runs `ip netns del` for each and exits.
+//! wakes a watcher thread, which removes them (no `ip` needed) and exits.
 
-use std::io;
-use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
+use crate::netns;
+use crate::sandbox::Error;
+
+/// Our namespaces. Held while one is created, so that a signal meanwhile
+/// waits and then finds it.
 static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 static WATCHER: OnceLock<Result<(), String>> = OnceLock::new();
 
@@ -17,28 +20,40 @@ fn names() -> MutexGuard<'static, Vec<String>> {
 }
 
 /// Starts the watcher, once per process.
-pub fn install() -> io::Result<()> {
-    WATCHER.get_or_init(|| watch().map_err(|e| e.to_string())).clone().map_err(io::Error::other)
+pub fn install() -> Result<(), Error> {
+    WATCHER.get_or_init(|| watch().map_err(|e| e.to_string())).clone().map_err(Error::Signals)
 }
 
-fn watch() -> io::Result<()> {
+fn watch() -> std::io::Result<()> {
     let mut signals = Signals::new([SIGINT, SIGTERM])?;
     std::thread::Builder::new().name("ringlab-signals".into()).spawn(move || {
         let Some(sig) = signals.forever().next() else { return };
         let what = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
-        for ns in names().iter() {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-            eprintln!("ringlab: {what}; removed netns {ns}");
+        let names = names();
+        for ns in names.iter() {
+            match netns::remove(ns) {
+                Ok(()) => eprintln!("ringlab: {what}; removed netns {ns}"),
+                Err(e) => eprintln!("ringlab: {what}; could not remove netns {ns}: {e}"),
+            }
         }
         std::process::exit(128 + sig);
     })?;
     Ok(())
 }
 
-pub fn register(ns: &str) {
-    names().push(ns.to_string());
+/// Runs `create` (which makes namespace `ns`) with no removal on a signal
+/// in between; from its success on, a signal removes `ns`.
+pub fn track<T>(ns: &str, create: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    let mut names = names();
+    let r = create()?;
+    names.push(ns.to_string());
+    Ok(r)
 }
 
-pub fn unregister(ns: &str) {
-    names().retain(|n| n != ns);
+/// Runs `remove` (which removes namespace `ns`) and forgets `ns`, with no
+/// signal handled in between.
+pub fn untrack<T>(ns: &str, remove: impl FnOnce() -> T) -> T {
+    let mut names = names();
+    names.retain(|n| n != ns);
+    remove()
 }
