@@ -88,3 +88,8 @@ pub fn remove(name: &str) -> Result<(), Error> {
     fs::remove_file(&file).map_err(|source| Error::Syscall { call: "unlink", path: file, source })
 }
 
+/// The named namespaces there are.
+pub fn list() -> Vec<String> {
+    let Ok(dir) = fs::read_dir(DIR) else { return Vec::new() };
+    dir.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
+}

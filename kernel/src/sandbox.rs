@@ -1,17 +1,20 @@
 //! A network namespace of our own with one veth pair in it, removed on drop,
 //! on panic (drop runs while unwinding) and on SIGINT/SIGTERM (see
 //! [`interrupt`]). Deleting the namespace deletes the veth and detaches any
-//! XDP program, so nothing outside it is ever touched.
+//! XDP program, so nothing outside it is ever touched. A run killed outright
+//! leaves its namespace behind: the next run removes it ([`sweep`]).
 
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Once;
 use std::time::Duration;
 
 use crate::rtnl::Rtnl;
 use crate::{interrupt, netns};
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
+static SWEEP: Once = Once::new();
 /// How long a new veth pair may take to come up.
 const LINK_UP: Duration = Duration::from_secs(5);
 
@@ -73,6 +76,7 @@ impl From<Error> for io::Error {
 impl Sandbox {
     pub fn new() -> Result<Sandbox, Error> {
         interrupt::install()?;
+        SWEEP.call_once(sweep);
         let k = NEXT.fetch_add(1, Ordering::Relaxed);
         let base = format!("rl{}n{k}", std::process::id());
         interrupt::track(&base, || netns::add(&base))?;
@@ -119,6 +123,45 @@ impl Drop for Sandbox {
     fn drop(&mut self) {
         if let Err(e) = interrupt::untrack(&self.netns, || netns::remove(&self.netns)) {
             eprintln!("ringlab: could not remove netns {}: {e}", self.netns);
+        }
+    }
+}
+
+/// The process that created sandbox namespace `name` (`rl<pid>n<k>`).
+fn creator(name: &str) -> Option<u32> {
+    let (pid, k) = name.strip_prefix("rl")?.split_once('n')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(pid) && digits(k)).then(|| pid.parse().ok())?
+}
+
+/// Sandbox namespaces whose creating process is gone (killed before it
+/// could remove them).
+pub fn stale() -> Vec<String> {
+    let alive = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+    netns::list().into_iter().filter(|n| creator(n).is_some_and(|pid| !alive(pid))).collect()
+}
+
+/// Removes the [`stale`] namespaces; each run does once, before its first
+/// sandbox.
+pub fn sweep() {
+    for ns in stale() {
+        match netns::remove(&ns) {
+            Ok(()) => eprintln!("ringlab: removed netns {ns}, left by a process that is gone"),
+            Err(e) => eprintln!("ringlab: could not remove stale netns {ns}: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::creator;
+
+    #[test]
+    fn only_sandbox_names_have_a_creator() {
+        assert_eq!(creator("rl4242n0"), Some(4242));
+        assert_eq!(creator("rl7n12"), Some(7));
+        for other in ["rl4242n0a", "rln0", "rl42n", "rl4x2n0", "blue", "rl"] {
+            assert_eq!(creator(other), None, "{other}");
         }
     }
 }
