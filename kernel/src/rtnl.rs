@@ -59,7 +59,7 @@ impl Rtnl {
             let reply = self
                 .request(RouteNetlinkMessage::GetLink(named(name)), 0)
                 .map_err(|source| Error::Netlink { what: format!("RTM_GETLINK {name}"), source })?;
-            let up = |m: &LinkMessage| m.attributes.iter().any(|a| *a == LinkAttribute::OperState(State::Up));
+            let up = |m: &LinkMessage| m.attributes.contains(&LinkAttribute::OperState(State::Up));
             if matches!(&reply, Some(RouteNetlinkMessage::NewLink(m)) if up(m)) {
                 return Ok(());
             }
