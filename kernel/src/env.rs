@@ -31,21 +31,21 @@ impl Env {
 }
 
 /// Why this process cannot run against the kernel, if it cannot: no
-/// root-equivalent capabilities, or no AF_XDP.
+/// root-equivalent capabilities, no AF_XDP, or no network namespaces.
 pub fn skip_reason() -> Option<String> {
     // Safety: geteuid never fails.
     if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (CAP_NET_ADMIN and CAP_BPF) to create namespaces and load XDP programs".into());
     }
     // Safety: plain socket(2).
-    let fd = unsafe { libc::socket(crate::sys::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    let fd = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
         return Some(format!("no AF_XDP sockets on this kernel: {}", io::Error::last_os_error()));
     }
     // Safety: our fd.
     unsafe { libc::close(fd) };
-    if std::process::Command::new("ip").arg("-V").output().is_err() {
-        return Some("no `ip` command (iproute2)".into());
+    if !std::path::Path::new("/proc/self/ns/net").exists() {
+        return Some("no network namespaces on this kernel (CONFIG_NET_NS)".into());
     }
     None
 }

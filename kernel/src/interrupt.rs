@@ -1,60 +1,59 @@
-//! Ctrl-C removes every namespace this process created before it exits.
-//! The SIGINT handler only writes a byte to a pipe (all it may safely do);
-//! a watcher thread reads it, runs `ip netns del` for each registered name
-//! and exits with 130.
+//! SIGINT and SIGTERM remove every namespace this process created before it
+//! exits (with 130 and 143, as the signal would). signal-hook's handler
+//! wakes a watcher thread, which removes them (no `ip` needed) and exits.
 
-use std::process::Command;
-use std::sync::{Mutex, Once};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+use crate::netns;
+use crate::sandbox::Error;
+
+/// Our namespaces. Held while one is created, so that a signal meanwhile
+/// waits and then finds it.
 static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
-static INSTALL: Once = Once::new();
-static mut PIPE_WR: libc::c_int = -1;
+static WATCHER: OnceLock<Result<(), String>> = OnceLock::new();
 
-extern "C" fn on_sigint(_: libc::c_int) {
-    // Safety: PIPE_WR is set before the handler is installed; write(2) is
-    // async-signal-safe.
-    unsafe {
-        let b = 1u8;
-        libc::write(PIPE_WR, &b as *const u8 as *const libc::c_void, 1);
-    }
+fn names() -> MutexGuard<'static, Vec<String>> {
+    NAMES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-pub fn install() {
-    INSTALL.call_once(|| {
-        let mut fds = [0; 2];
-        // Safety: fds has room for two descriptors.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return;
-        }
-        // Safety: written once, before the handler can run.
-        unsafe { PIPE_WR = fds[1] };
-        let rd = fds[0];
-        std::thread::spawn(move || {
-            let mut b = 0u8;
-            // Safety: rd is our pipe's read end.
-            let n = unsafe { libc::read(rd, &mut b as *mut u8 as *mut libc::c_void, 1) };
-            if n == 1 {
-                let names = NAMES.lock().map(|v| v.clone()).unwrap_or_default();
-                for ns in names {
-                    let _ = Command::new("ip").args(["netns", "del", &ns]).status();
-                    eprintln!("ringlab: interrupted; removed netns {ns}");
-                }
-                std::process::exit(130);
+/// Starts the watcher, once per process.
+pub fn install() -> Result<(), Error> {
+    WATCHER.get_or_init(|| watch().map_err(|e| e.to_string())).clone().map_err(Error::Signals)
+}
+
+fn watch() -> std::io::Result<()> {
+    let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    std::thread::Builder::new().name("ringlab-signals".into()).spawn(move || {
+        let Some(sig) = signals.forever().next() else { return };
+        let what = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+        let names = names();
+        for ns in names.iter() {
+            match netns::remove(ns) {
+                Ok(()) => eprintln!("ringlab: {what}; removed netns {ns}"),
+                Err(e) => eprintln!("ringlab: {what}; could not remove netns {ns}: {e}"),
             }
-        });
-        // Safety: a plain extern "C" handler.
-        unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
-    });
+        }
+        std::process::exit(128 + sig);
+    })?;
+    Ok(())
 }
 
-pub fn register(ns: &str) {
-    if let Ok(mut v) = NAMES.lock() {
-        v.push(ns.to_string());
-    }
+/// Runs `create` (which makes namespace `ns`) with no removal on a signal
+/// in between; from its success on, a signal removes `ns`.
+pub fn track<T>(ns: &str, create: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    let mut names = names();
+    let r = create()?;
+    names.push(ns.to_string());
+    Ok(r)
 }
 
-pub fn unregister(ns: &str) {
-    if let Ok(mut v) = NAMES.lock() {
-        v.retain(|n| n != ns);
-    }
+/// Runs `remove` (which removes namespace `ns`) and forgets `ns`, with no
+/// signal handled in between.
+pub fn untrack<T>(ns: &str, remove: impl FnOnce() -> T) -> T {
+    let mut names = names();
+    names.retain(|n| n != ns);
+    remove()
 }

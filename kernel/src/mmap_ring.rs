@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use ringlab_ring::RingMem;
 use ringlab_ring::sync::AtomicU32;
 
-use crate::sys::{check, XdpRingOffset};
+use crate::sys::{check, xdp_ring_offset};
 
 /// A mapping of `struct xdp_ring` + `desc[size]` at the offsets
 /// XDP_MMAP_OFFSETS reported; unmapped on drop.
@@ -16,7 +16,7 @@ use crate::sys::{check, XdpRingOffset};
 pub struct MmapRing<T> {
     base: *mut u8,
     len: usize,
-    off: XdpRingOffset,
+    off: xdp_ring_offset,
     size: u32,
     _t: PhantomData<T>,
 }
@@ -28,7 +28,7 @@ unsafe impl<T: Send> Sync for MmapRing<T> {}
 
 impl<T: Copy> MmapRing<T> {
     /// mmap(2) of ring `pgoff` of socket `fd` with `size` entries.
-    pub fn map(fd: libc::c_int, pgoff: i64, off: XdpRingOffset, size: u32) -> io::Result<Self> {
+    pub fn map(fd: libc::c_int, pgoff: libc::off_t, off: xdp_ring_offset, size: u32) -> io::Result<Self> {
         assert!(size.is_power_of_two(), "ring size {size} is not a power of two");
         let len = off.desc as usize + size as usize * std::mem::size_of::<T>();
         // Safety: a fresh shared mapping of the kernel's ring.

@@ -17,7 +17,7 @@ use ringlab_ring::{RingMem, XdpDesc};
 use crate::env::Env;
 use crate::poll::{poll_once, stats_len};
 use crate::shared::{kick_fd, SharedXsk};
-use crate::sys::XdpStatistics;
+use crate::sys::xdp_statistics;
 use crate::txopts::TxOpts;
 use crate::xsk::{Xsk, XskConfig};
 
@@ -29,7 +29,7 @@ const SETTLE: Duration = Duration::from_secs(2);
 /// Polls with an unchanged wmem_alloc that make an SG socket quiescent.
 const SG_STEADY_POLLS: u32 = 5;
 
-fn stats(s: XdpStatistics) -> Stats {
+fn stats(s: xdp_statistics) -> Stats {
     Stats {
         rx_dropped: s.rx_dropped,
         rx_invalid_descs: s.rx_invalid_descs,

@@ -25,14 +25,14 @@ impl SharedXsk {
         check(fd as libc::c_long, "socket(AF_XDP)")?;
         let guard = FdGuard(fd);
         setsockopt(fd, SOL_XDP, XDP_TX_RING, &tx_size, "XDP_TX_RING")?;
-        let off: XdpMmapOffsets = getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, "XDP_MMAP_OFFSETS")?;
+        let off: xdp_mmap_offsets = getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, "XDP_MMAP_OFFSETS")?;
         let tx = MmapRing::map(fd, XDP_PGOFF_TX_RING, off.tx, tx_size)?;
-        let sa = SockaddrXdp {
-            family: AF_XDP as u16,
-            flags: XDP_SHARED_UMEM,
-            ifindex,
-            queue_id: queue,
-            shared_umem_fd: first.fd as u32,
+        let sa = sockaddr_xdp {
+            sxdp_family: AF_XDP as u16,
+            sxdp_flags: XDP_SHARED_UMEM,
+            sxdp_ifindex: ifindex,
+            sxdp_queue_id: queue,
+            sxdp_shared_umem_fd: first.fd as u32,
         };
         bind_retrying(fd, &sa)?;
         std::mem::forget(guard);
@@ -45,7 +45,7 @@ impl SharedXsk {
         kick_fd(self.fd)
     }
 
-    pub fn stats(&self) -> io::Result<XdpStatistics> {
+    pub fn stats(&self) -> io::Result<xdp_statistics> {
         getsockopt(self.fd, SOL_XDP, XDP_STATISTICS, "XDP_STATISTICS")
     }
 

@@ -46,7 +46,7 @@ impl Xsk {
         check(fd as libc::c_long, "socket(AF_XDP)")?;
         let guard = FdGuard(fd);
         let umem = Umem::new(c.frames, c.frame_size)?;
-        let reg = XdpUmemReg {
+        let reg = xdp_umem_reg {
             addr: umem.addr(),
             len: umem.len,
             chunk_size: c.frame_size,
@@ -63,9 +63,9 @@ impl Xsk {
         if c.tx_size > 0 {
             setsockopt(fd, SOL_XDP, XDP_TX_RING, &c.tx_size, "XDP_TX_RING")?;
         }
-        let off: XdpMmapOffsets = getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, "XDP_MMAP_OFFSETS")?;
-        let fr = MmapRing::map(fd, XDP_UMEM_PGOFF_FILL_RING, off.fr, c.fill_size)?;
-        let cr = MmapRing::map(fd, XDP_UMEM_PGOFF_COMPLETION_RING, off.cr, c.comp_size)?;
+        let off: xdp_mmap_offsets = getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, "XDP_MMAP_OFFSETS")?;
+        let fr = MmapRing::map(fd, XDP_UMEM_PGOFF_FILL_RING as libc::off_t, off.fr, c.fill_size)?;
+        let cr = MmapRing::map(fd, XDP_UMEM_PGOFF_COMPLETION_RING as libc::off_t, off.cr, c.comp_size)?;
         let rx = match c.rx_size {
             0 => None,
             n => Some(MmapRing::map(fd, XDP_PGOFF_RX_RING, off.rx, n)?),
@@ -81,12 +81,12 @@ impl Xsk {
         if c.sg {
             flags |= XDP_USE_SG;
         }
-        let sa = SockaddrXdp {
-            family: AF_XDP as u16,
-            flags,
-            ifindex: c.ifindex,
-            queue_id: c.queue,
-            shared_umem_fd: 0,
+        let sa = sockaddr_xdp {
+            sxdp_family: AF_XDP as u16,
+            sxdp_flags: flags,
+            sxdp_ifindex: c.ifindex,
+            sxdp_queue_id: c.queue,
+            sxdp_shared_umem_fd: 0,
         };
         bind_retrying(fd, &sa)?;
         std::mem::forget(guard);
@@ -116,7 +116,7 @@ impl Xsk {
         }
     }
 
-    pub fn stats(&self) -> io::Result<XdpStatistics> {
+    pub fn stats(&self) -> io::Result<xdp_statistics> {
         getsockopt(self.fd, SOL_XDP, XDP_STATISTICS, "XDP_STATISTICS")
     }
 
@@ -144,12 +144,12 @@ impl Drop for Xsk {
 /// bind(2), retried while it fails with EBUSY: a socket closed on the same
 /// queue releases its buffer pool from a work item (xp_put_pool ->
 /// xp_release_deferred), so the queue stays taken for a moment after close.
-pub(crate) fn bind_retrying(fd: libc::c_int, sa: &SockaddrXdp) -> io::Result<()> {
+pub(crate) fn bind_retrying(fd: libc::c_int, sa: &sockaddr_xdp) -> io::Result<()> {
     let start = std::time::Instant::now();
     loop {
         // Safety: sa is a sockaddr_xdp of the size passed.
         let r = unsafe {
-            libc::bind(fd, sa as *const SockaddrXdp as *const libc::sockaddr, std::mem::size_of::<SockaddrXdp>() as u32)
+            libc::bind(fd, sa as *const sockaddr_xdp as *const libc::sockaddr, std::mem::size_of::<sockaddr_xdp>() as u32)
         };
         match check(r as libc::c_long, "bind(XDP_COPY)") {
             Err(e) if e.raw_os_error().is_none() && e.kind() == io::ErrorKind::ResourceBusy && start.elapsed().as_secs() < 5 => {
