@@ -29,7 +29,7 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "deps: no cargo on PATH; installing Debian's rustc and cargo"
     apt-get install -y -qq cargo rustc >/dev/null
 fi
-need="1.75"
+need="1.88"
 have=$(rustc --version | awk '{print $2}')
 if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
     echo "deps: rustc $have is older than $need, which the workspace needs; install a newer toolchain (rustup) and rerun" >&2
