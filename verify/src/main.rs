@@ -32,7 +32,7 @@ enum Cmd {
     Verify(VerifyArgs),
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
     Report(ReportArgs),
-    /// The simulator: copy-mode transmit (default) or `devmem` tokens, seeded or on threads, then a cost table
+    /// The simulator: `ring`, `copy-tx` (the default) or `devmem`, seeded or on threads; `replay` of a trace
     Sim(ringlab::cmd::sim::SimArgs),
     /// Differential testing: the AF_XDP copy-mode model against the running kernel
     Diff(ringlab::cmd::diff::DiffArgs),
