@@ -183,7 +183,7 @@ pub fn run(a: &CopyTxArgs) -> Result<bool, String> {
         let what = format!("copy-tx sim ({mode})");
         print_outcome(&outcome, &what, summary, &replay, trace.as_deref());
         println!(
-            "== cost per packet ({COST_PACKETS} packets a row; one socket, 256 frames, tx 512, cq 1024; ratios to 6.12.117)"
+            "== cost per packet ({COST_PACKETS} packets a row, seed {seed}; one socket, 256 frames, tx 512, cq 1024; ratios to 6.12.117)"
         );
         print!("{}", cost::render(&rows));
     }
