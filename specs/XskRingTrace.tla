@@ -1,7 +1,7 @@
 ---------------------------- MODULE XskRingTrace ----------------------------
 (***************************************************************************)
-(* Trace validation: is a run recorded by the simulator (sim/, ringlab-sim *)
-(* run --trace) a behaviour of XskRing?                                    *)
+(* Trace validation: is a run recorded by the simulator (sim/, ringlab     *)
+(* sim ring --trace) a behaviour of XskRing?                               *)
 (*                                                                         *)
 (* Log[1] is the state the run started in, Log[k + 1] the state after its  *)
 (* step k and the name of the action that step performed. TraceNext takes *)

@@ -7,8 +7,10 @@
 //! ([`harness`]) runs any of them: one seeded scheduler, one thread runner,
 //! one trace writer, replay and verdict.
 
+mod disabled;
 pub mod protocols;
 
+pub use disabled::{Disabled, Step};
 pub use protocols::{copy_tx, devmem, xsk_ring};
 
 /// Items of the std build only: loom builds just the protocols' objects.

@@ -1,7 +1,7 @@
 //! Copy-mode transmit under the seeded deterministic scheduler: many
 //! seeds, each run checking every invariant after every step, then a drain
 //! to a quiescent point. A failure names the seed, which replays it:
-//! `ringlab sim --seed S --design D --batch N --sockets K`.
+//! `ringlab sim copy-tx --seed S --design D --batch N --sockets K`.
 //!
 //! Multi-buffer runs take the spec's two choices: with a dropped packet's
 //! fragments completed and the consumer published only up to the packet
@@ -11,8 +11,14 @@
 //! Kills (`ringlab mutants`): xsk-immature-cq, xsk-txbusy-rollback,
 //! xsk-shared-cq-race, xsk-cq-leak-2019, mb-send-partial.
 
-use ringlab_sim::copy_tx::sched::{self, Sched};
-use ringlab_sim::copy_tx::{CopyTxConfig, Design, DropFrags, Publish, PublishFrags};
+use ringlab_sim::copy_tx::{CopyTx, CopyTxConfig, Design, DropFrags, Publish, PublishFrags, Report};
+use ringlab_sim::harness::{self, Failure, Sched};
+
+/// A deterministic run of `cfg`: 300 random steps, then the drain.
+fn run(cfg: CopyTxConfig) -> Result<Report, Failure> {
+    let seed = cfg.seed;
+    harness::run::<CopyTx>(cfg, 300, None).map_err(|e| e.into_failure(seed))
+}
 
 fn cfg(design: Design, batch: i64, seed: u64, publish: Publish) -> CopyTxConfig {
     let mut c = CopyTxConfig::new(design, batch, 2, 4);
@@ -39,7 +45,7 @@ fn clean(design: Design, batch: i64, publish: Publish) {
 fn clean_runs(what: &str, cfg: impl Fn(u64) -> CopyTxConfig) {
     let mut completed = 0;
     for seed in 0..300 {
-        match sched::run(cfg(seed), 300) {
+        match run(cfg(seed)) {
             Ok(r) => completed += r.completed,
             Err(f) => panic!("{what}: {f}"),
         }
@@ -74,7 +80,7 @@ fn design_b_batches_keep_every_invariant() {
 fn design_a_completes_frames_still_in_flight() {
     let (mut immature, mut double) = (0, 0);
     for seed in 0..300 {
-        match sched::run(cfg(Design::A, 0, seed, Publish::Kernel), 300) {
+        match run(cfg(Design::A, 0, seed, Publish::Kernel)) {
             Ok(_) => {}
             Err(f) if f.invariant == Some("NoImmatureCompletion") => immature += 1,
             Err(f) if f.invariant == Some("NoDoubleCompletion") => double += 1,
@@ -91,7 +97,7 @@ fn design_a_completes_frames_still_in_flight() {
 #[test]
 fn a_seed_replays_its_run() {
     let run = |seed| {
-        let mut s = Sched::new(cfg(Design::B, 2, seed, Publish::Kernel)).unwrap();
+        let mut s = Sched::<CopyTx>::new(cfg(Design::B, 2, seed, Publish::Kernel)).unwrap();
         let actions: Vec<_> = (0..200).map(|_| s.step_random().unwrap()).collect();
         (actions, s.sys.model_state())
     };
@@ -101,7 +107,7 @@ fn a_seed_replays_its_run() {
 
 #[test]
 fn a_broken_run_names_the_invariant_seed_and_step() {
-    let mut s = Sched::new(cfg(Design::A, 0, 5, Publish::Kernel)).unwrap();
+    let mut s = Sched::<CopyTx>::new(cfg(Design::A, 0, 5, Publish::Kernel)).unwrap();
     let f = loop {
         if let Err(f) = s.step_random() {
             break f;
@@ -131,7 +137,7 @@ fn multi_buffer_packets_keep_every_invariant() {
 fn multi_buffer_runs_send_drop_and_drain_packets() {
     let (mut whole, mut dropped, mut drained) = (0, 0, 0);
     for seed in 0..100 {
-        let mut s = Sched::new(mb(
+        let mut s = Sched::<CopyTx>::new(mb(
             seed,
             Publish::Kernel,
             DropFrags::Complete,
@@ -167,7 +173,7 @@ fn failures(drop: DropFrags, frags: PublishFrags) -> (usize, Vec<String>) {
             DropFrags::Cancel => "FrameConservation",
             DropFrags::Complete => "TxConsumerMonotone",
         };
-        match sched::run(c, 300) {
+        match run(c) {
             Ok(_) => {}
             Err(f) if f.invariant == Some(want) => n += 1,
             Err(f) => other.push(f.to_string()),

@@ -250,7 +250,7 @@ fn broken_alike(sys: &CopyTx, r: &Ref, a: &Action, name: &str) {
     let v = invariants::check(sys)
         .err()
         .unwrap_or_else(|| panic!("after {a}: the model broke {name}, the simulator nothing"));
-    assert_eq!(v.invariant, name, "after {a}: {v}");
+    assert_eq!(v.invariant, Some(name), "after {a}: {v}");
     let mut got = sys.model_state();
     let size = r.cfg().tx_size;
     for (s, want) in r.state.tx.iter().enumerate() {

@@ -14,8 +14,8 @@
 //! breaks.
 
 use ringlab_model::devmem::{Config, State};
-use ringlab_sim::devmem::sched::{self, Failure, Report, Sched};
-use ringlab_sim::devmem::DevmemConfig;
+use ringlab_sim::devmem::{Devmem, DevmemConfig, Report};
+use ringlab_sim::harness::{self, Failure, Sched};
 
 const SEEDS: u64 = 300;
 const STEPS: u64 = 300;
@@ -34,7 +34,8 @@ fn cfg(base: Config, seed: u64) -> DevmemConfig {
 fn runs(what: &str, base: Config) -> Vec<Report> {
     (0..SEEDS)
         .map(|seed| {
-            sched::run(cfg(base.clone(), seed), STEPS).unwrap_or_else(|f| panic!("{what}: {f}"))
+            harness::run::<Devmem>(cfg(base.clone(), seed), STEPS, None)
+                .unwrap_or_else(|f| panic!("{what}: {f}"))
         })
         .collect()
 }
@@ -101,7 +102,7 @@ fn bindings_of_either_mode_keep_the_single_mode_rule() {
 #[test]
 fn a_seed_replays_its_run() {
     let run = |seed| {
-        let mut s = Sched::new(cfg(Config::array(), seed)).unwrap();
+        let mut s = Sched::<Devmem>::new(cfg(Config::array(), seed)).unwrap();
         let actions: Vec<_> = (0..150).map(|_| s.step_random().unwrap()).collect();
         (actions, s.sys.model_state())
     };
@@ -121,7 +122,7 @@ fn the_model_follows_every_step() {
         for seed in 0..seeds {
             let c = cfg(base.clone(), seed);
             let spec = c.spec.clone();
-            let mut s = Sched::new(c).unwrap();
+            let mut s = Sched::<Devmem>::new(c).unwrap();
             let mut st = State::init(&spec);
             assert_eq!(s.sys.model_state(), st);
             while let Some(a) = s.step_random().unwrap_or_else(|f| panic!("{f}")) {
@@ -141,7 +142,11 @@ fn the_model_follows_every_step() {
 #[allow(dead_code)]
 fn failures(base: Config) -> Vec<Failure> {
     (0..SEEDS)
-        .filter_map(|seed| sched::run(cfg(base.clone(), seed), STEPS).err())
+        .filter_map(|seed| {
+            harness::run::<Devmem>(cfg(base.clone(), seed), STEPS, None)
+                .err()
+                .map(|e| e.into_failure(seed))
+        })
         .collect()
 }
 

@@ -17,11 +17,10 @@ use proptest::test_runner::Config as PropConfig;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
 use ringlab_model::xsk_ring::{Action, Barriers, Config, Mutant, Side, State};
-use ringlab_sim::xsk_ring::action::StepError;
-use ringlab_sim::xsk_ring::config::{RingKind, SimConfig};
-use ringlab_sim::xsk_ring::payload::Payload;
 use ringlab_ring::XdpDesc;
-use ringlab_sim::xsk_ring::sched::Sim;
+use ringlab_sim::harness::Protocol;
+use ringlab_sim::xsk_ring::payload::Payload;
+use ringlab_sim::xsk_ring::{RingKind, SimConfig, StepError, XskRing};
 
 #[derive(Clone, Debug)]
 struct Ref {
@@ -106,11 +105,11 @@ impl ReferenceStateMachine for RefMachine {
 }
 
 enum Sut {
-    Addr(Sim<u64>, State),
-    Desc(Sim<XdpDesc>, State),
+    Addr(XskRing<u64>, State),
+    Desc(XskRing<XdpDesc>, State),
 }
 
-fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Config, a: &Action) {
+fn step<E: Payload>(sim: &mut XskRing<E>, before: &State, after: &State, cfg: &Config, a: &Action) {
     let res = match *a {
         Action::ProdReserve { n } => sim.prod_reserve(n as u32).map(|_| ()),
         Action::ProdWrite { ok } => sim.prod_write(ok).map(|_| ()),
@@ -167,7 +166,7 @@ fn step<E: Payload>(sim: &mut Sim<E>, before: &State, after: &State, cfg: &Confi
             );
         }
     }
-    if let Err(v) = sim.check() {
+    if let Err(v) = Protocol::check(sim) {
         panic!("after {}: simulator invariant: {v}", a.name());
     }
 }
@@ -185,9 +184,9 @@ impl StateMachineTest for Sut {
             seed: 0,
         };
         if r.kind.invalid_descs() {
-            Sut::Desc(Sim::new(cfg).expect("valid config"), r.state.clone())
+            Sut::Desc(XskRing::new(cfg).expect("valid config"), r.state.clone())
         } else {
-            Sut::Addr(Sim::new(cfg).expect("valid config"), r.state.clone())
+            Sut::Addr(XskRing::new(cfg).expect("valid config"), r.state.clone())
         }
     }
 

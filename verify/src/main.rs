@@ -26,7 +26,7 @@ enum Cmd {
     Verify(verify::VerifyArgs),
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
     Report(report::ReportArgs),
-    /// The simulator: a protocol under the seeded scheduler or on threads, its traces and their replay
+    /// The simulator: `ring`, `copy-tx` (the default) or `devmem`, seeded or on threads; `replay` of a trace
     Sim(sim::SimArgs),
     /// Differential testing: the AF_XDP copy-mode model against the running kernel
     Diff(diff::DiffArgs),

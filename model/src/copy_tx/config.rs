@@ -1,13 +1,14 @@
 //! The CONSTANTS of specs/XskCopyTx.tla, and the reader of its TLC model
 //! configs (specs/mc/MCXskCopyTx_*.cfg).
 
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::cfg::{is_ident, model_value_set, read_file, unknown_section, CfgError, CfgFile};
 use crate::tla::{parse_value, Value};
 
 /// Design: where a completion's address comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Design {
     /// "a" (6.12.117): stored in the slot at reservation.
     A,
@@ -16,7 +17,7 @@ pub enum Design {
 }
 
 /// A driver result (spec: an element of Outcomes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TxResult {
     Busy,
     Drop,
@@ -41,7 +42,7 @@ impl TxResult {
 }
 
 /// Mutant: "none" or a mutant id of specs/manifest.json.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Mutant {
     None,
     TxBusyRollback,
@@ -85,7 +86,7 @@ impl Mutant {
 }
 
 /// DropFrags: what happens to a dropped packet's built fragments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum DropFrags {
     /// 6.12.117's xsk_drop_skb(): their completion slots are cancelled.
     Cancel,
@@ -94,7 +95,7 @@ pub enum DropFrags {
 }
 
 /// PublishFrags: how far a refresh publishes the tx consumer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PublishFrags {
     /// 6.12.117: past every consumed descriptor.
     All,
@@ -104,7 +105,7 @@ pub enum PublishFrags {
 
 /// The spec's CONSTANTS. Sockets and frames are model values, named here
 /// and numbered by their position in these lists.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     pub sockets: Vec<String>,
     pub frames: Vec<String>,

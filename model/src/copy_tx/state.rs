@@ -1,5 +1,6 @@
 //! The spec's VARIABLES, Init, and the permutations of its SYMMETRY.
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 use super::config::{Config, Design, PublishFrags};
@@ -10,7 +11,7 @@ pub type Frame = u8;
 pub type Sock = u8;
 
 /// A tx descriptor (spec: Desc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Desc {
     pub addr: Frame,
     pub ok: bool,
@@ -19,7 +20,7 @@ pub struct Desc {
 }
 
 /// A reserved, unpublished completion slot (spec: an element of resv).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Slot {
     /// Design a: the address stored at reservation.
     Addr(Frame),
@@ -28,7 +29,7 @@ pub enum Slot {
 }
 
 /// An skb built and not yet destroyed (spec: an element of flight).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Skb {
     pub sock: Sock,
     pub addrs: Vec<Frame>,
@@ -38,7 +39,7 @@ pub struct Skb {
 }
 
 /// Where a sendto is (spec: call[s].stage).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Stage {
     Idle,
     Loop,
@@ -64,7 +65,7 @@ impl Stage {
 }
 
 /// A socket's sendto in progress (spec: call[s]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Call {
     pub stage: Stage,
     /// Descriptors sent by this call.
@@ -89,7 +90,7 @@ impl Call {
 }
 
 /// A state of the spec: its ten variables.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct State {
     pub free: BTreeSet<Frame>,
     /// tx[s], oldest first.

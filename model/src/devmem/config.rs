@@ -1,6 +1,7 @@
 //! The CONSTANTS of specs/DevmemTokens.tla, the ASSUMEs on them, and the
 //! sets the spec builds from them (Socks, Niovs, Toks, SocksOf).
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
@@ -12,7 +13,7 @@ use super::state::{Binding, Niov, Sock, Tok};
 /// the order it first read them, and the spec names "xarray" first. It is
 /// the order BindRx's `\E m \in Modes` tries them, and `CHOOSE m \in
 /// Modes : TRUE` (the mode of a binding not yet bound) picks the first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Mode {
     /// "xarray" (linux 6.12.117, autorelease on): a token is an id in the
     /// socket's sk_user_frags xarray.
@@ -39,7 +40,7 @@ impl Mode {
 }
 
 /// Mutant: "none" or a mutant id of specs/manifest.json.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Mutant {
     None,
     /// "dm-dontneed-loop": SO_DEVMEM_DONTNEED examines every token asked for.
@@ -119,7 +120,7 @@ impl FromStr for Mutant {
 /// The spec's CONSTANTS. Bindings are model values, named here and
 /// numbered by their position in `bindings` (the order TLC gives them: the
 /// order the .cfg lists them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     pub bindings: Vec<String>,
     /// SocksPer: TCP sockets steered to each binding's queues.

@@ -1,6 +1,7 @@
 //! The spec's VARIABLES and Init, and the operators the actions and the
 //! invariants share (Put, Holder, SkbRefs, KernelTokens, UserTokens).
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 use super::config::{Config, Mode};
@@ -13,21 +14,21 @@ pub type Binding = u8;
 pub type Tok = u32;
 
 /// A socket, the spec's tuple `<<b, i>>` in Socks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Sock {
     pub b: Binding,
     pub i: u8,
 }
 
 /// A net_iov, the spec's tuple `<<b, i>>` in Niovs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Niov {
     pub b: Binding,
     pub i: u8,
 }
 
 /// `bst[b]`: where a binding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Bst {
     Idle,
     Bound,
@@ -47,7 +48,7 @@ impl Bst {
 }
 
 /// An skb queued on a socket (spec: `[niov |-> n, left |-> k]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Skb {
     pub niov: Niov,
     /// Pieces not yet read, 1 .. Parts.
@@ -58,7 +59,7 @@ pub struct Skb {
 /// received (spec: `[by |-> s, from |-> o, tok |-> i]`). Fields are in
 /// TLC's order of the record's names, so the derived order is TLC's order
 /// of `stolen`'s elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Stolen {
     pub tok: Tok,
     pub by: Sock,
@@ -68,7 +69,7 @@ pub struct Stolen {
 /// A state of the spec: its twelve variables. Per-binding vectors are
 /// indexed by Binding, per-socket ones by Config::sock_index, per-net_iov
 /// ones by Config::niov_index, per-token ones by the token.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct State {
     /// `bst[b]`
     pub bst: Vec<Bst>,

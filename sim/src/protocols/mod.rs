@@ -1,7 +1,29 @@
 //! The protocols the harness runs, one folder each, named as their spec's
 //! module in model/: xsk_ring (specs/XskRing.tla), copy_tx
-//! (specs/XskCopyTx.tla), devmem (specs/DevmemTokens.tla).
+//! (specs/XskCopyTx.tla), devmem (specs/DevmemTokens.tla). A new protocol
+//! is a folder here and a line in [`replay`] (docs/src/adding-a-protocol.md).
 
 pub mod copy_tx;
 pub mod devmem;
 pub mod xsk_ring;
+
+#[cfg(not(loom))]
+use crate::harness::{self, RawTrace, Replayed, RunError};
+
+/// The protocols' trace names.
+#[cfg(not(loom))]
+pub const NAMES: [&str; 3] = [xsk_ring::NAME, copy_tx::NAME, devmem::NAME];
+
+/// Replay a trace of whichever protocol its header names.
+#[cfg(not(loom))]
+pub fn replay(trace: &RawTrace) -> Result<Replayed, RunError> {
+    match trace.header.protocol.as_str() {
+        xsk_ring::NAME => xsk_ring::replay(trace),
+        copy_tx::NAME => harness::replay::<copy_tx::CopyTx>(trace),
+        devmem::NAME => harness::replay::<devmem::Devmem>(trace),
+        p => Err(RunError::Config(format!(
+            "a trace of {p:?}: the protocols are {}",
+            NAMES.join(", ")
+        ))),
+    }
+}

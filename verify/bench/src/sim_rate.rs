@@ -1,12 +1,13 @@
 //! Simulator throughput: descriptors transmitted per second by the
-//! copy-mode TX simulation (sim/src/copy_tx/), under the seeded
-//! deterministic scheduler (every invariant checked after every step) and
+//! copy-mode TX simulation (sim/src/protocols/copy_tx/), under the
+//! harness's seeded deterministic scheduler (every invariant checked after every step) and
 //! on real threads (assertions as it runs, the invariants at the end), as
-//! `ringlab sim` runs them, by ring size and by number of sockets.
+//! `ringlab sim copy-tx` runs them, by ring size and by number of sockets.
 
 use std::time::Instant;
 
-use ringlab_sim::copy_tx::{sched, threads, CopyTxConfig, Design};
+use ringlab_sim::copy_tx::{threads, CopyTx, CopyTxConfig, Design};
+use ringlab_sim::harness;
 
 use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table};
 
@@ -56,9 +57,13 @@ pub fn config(ring: usize, sockets: usize, seed: u64) -> CopyTxConfig {
 /// One run: descriptors per second and the run's descriptors.
 fn run_once(threaded: bool, cfg: CopyTxConfig, o: &SimOpts) -> Result<(f64, u64), String> {
     let t0 = Instant::now();
-    let r = if threaded { threads::run(cfg, o.packets) } else { sched::run(cfg, o.steps) };
+    let r = if threaded {
+        threads::run(cfg, o.packets).map_err(|f| f.to_string())
+    } else {
+        harness::run::<CopyTx>(cfg, o.steps, None).map_err(|e| e.to_string())
+    };
     let took = t0.elapsed().as_secs_f64().max(1e-9);
-    let r = r.map_err(|f| f.to_string())?;
+    let r = r?;
     Ok((r.cost.descs as f64 / took, r.cost.descs))
 }
 
@@ -119,7 +124,7 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
         o.steps, o.packets
     ));
     t.note(format!(
-        "frames: two per ring slot, at most {MAX_FRAMES} (the scheduler's limit); median of {} rounds (ratios: of each round's); replay one: ringlab sim --seed {} --sockets N",
+        "frames: two per ring slot, at most {MAX_FRAMES} (the scheduler's limit); median of {} rounds (ratios: of each round's); replay one: ringlab sim copy-tx --seed {} --sockets N",
         o.rounds, o.seed
     ));
     t.chart = Some(ChartSpec {

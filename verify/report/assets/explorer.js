@@ -203,7 +203,8 @@
   const SIM_HEADER = { ring: 'string', size: 'number', prod_side: 'string', cons_side: 'string' };
   const SIM_FIELDS = ['prod', 'cons', 'pProd', 'pCons', 'pWr', 'cProd', 'cCons', 'cRd', 'cEnd'];
 
-  // A `ringlab-sim run --trace` file: a header line, then one line a step.
+  // A `ringlab sim ring --trace` file: a header line {"protocol", "seed",
+  // "mutants", "config"}, then one line a step {"step", "action", "state"}.
   function fromSimLines(text, name) {
     const lines = text.split('\n');
     let header = null;
@@ -221,23 +222,28 @@
       }
       if (!isObj(v)) fail('expected a JSON object');
       if (header === null) {
+        if (typeof v.protocol !== 'string' || !isObj(v.config)) fail('the header needs "protocol" and "config"; a simulator trace starts with {"protocol", "seed", "steps", "mutants", "config"}');
+        if (v.protocol !== 'xsk_ring') fail(`this is a trace of ${v.protocol}; the explorer draws xsk_ring traces`);
+        const c = v.config;
         for (const [k, ty] of Object.entries(SIM_HEADER)) {
-          if (typeof v[k] !== ty) fail(`the header needs "${k}" (a ${ty}); a simulator trace starts with {"ring", "size", "start", ...}`);
+          if (typeof c[k] !== ty) fail(`the header's config needs "${k}" (a ${ty})`);
         }
-        if (!isInt(v.size) || v.size < 1) fail('"size" must be a positive integer');
-        header = v;
+        if (!isInt(c.size) || c.size < 1) fail('"size" must be a positive integer');
+        header = Object.assign({}, c, { seed: v.seed, mutants: v.mutants });
         continue;
       }
+      const st = v.state;
+      if (!isObj(st)) fail('"state" is missing (expected {"step", "action", "state"})');
       for (const f of SIM_FIELDS) {
-        if (!isInt(v[f])) fail(`"${f}" must be an integer${f in v ? `, not ${JSON.stringify(v[f])}` : ' and is missing'}`);
+        if (!isInt(st[f])) fail(`"${f}" must be an integer${f in st ? `, not ${JSON.stringify(st[f])}` : ' and is missing'}`);
       }
       if (typeof v.action !== 'string') fail('"action" is missing');
-      if (!Array.isArray(v.slot) || v.slot.length !== header.size) fail(`"slot" must be an array of ${header.size} entries`);
-      if (!Array.isArray(v.slotOk) || v.slotOk.length !== header.size) fail(`"slotOk" must be an array of ${header.size} booleans`);
+      if (!Array.isArray(st.slot) || st.slot.length !== header.size) fail(`"slot" must be an array of ${header.size} entries`);
+      if (!Array.isArray(st.slotOk) || st.slotOk.length !== header.size) fail(`"slotOk" must be an array of ${header.size} booleans`);
       if (states.length === 0 && v.action !== 'Init') fail(`the first step must be "Init", not ${JSON.stringify(v.action)}`);
       const vars = {};
-      for (const f of SIM_FIELDS) vars[f] = v[f];
-      vars.slot = v.slot.map((idx, k) => ({ idx: idx === null ? U32 : idx, ok: v.slotOk[k] !== false }));
+      for (const f of SIM_FIELDS) vars[f] = st[f];
+      vars.slot = st.slot.map((idx, k) => ({ idx: idx === null ? U32 : idx, ok: st.slotOk[k] !== false }));
       states.push({ num: isInt(v.step) ? v.step : states.length, action: v.action, vars });
     }
     if (header === null) throw new TraceError('the file is empty');
@@ -1097,7 +1103,7 @@
     d.textContent = '';
     d.append(el('div', { class: 'empty' },
       el('p', { text: 'No trace loaded.' }),
-      el('p', { text: 'Open a ringlab trace (.json, "format": "ringlab-trace/1") or a simulator trace (.jsonl from ringlab-sim run --trace), or drop one on the page.' })));
+      el('p', { text: 'Open a ringlab trace (.json, "format": "ringlab-trace/1") or a simulator trace (.jsonl from ringlab sim ring --trace), or drop one on the page.' })));
     for (const id of ['first', 'prev', 'next', 'last']) $(id).disabled = true;
   }
 

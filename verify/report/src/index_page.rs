@@ -298,7 +298,7 @@ fn later_section(b: &mut String, title: &str, id: &str, v: Option<&Value>, none:
 fn sim(b: &mut String, sim: &[RingTrace]) {
     let _ = writeln!(b, "<h2 id=\"sim\">Simulator traces<span class=\"count\">from target/ringlab/sim/*.jsonl</span></h2>");
     if sim.is_empty() {
-        b.push_str("<p class=\"none\">None: no simulator trace in target/ringlab/sim/ (write one with <code>ringlab-sim run --trace target/ringlab/sim/NAME.jsonl</code>).</p>\n");
+        b.push_str("<p class=\"none\">None: no simulator trace in target/ringlab/sim/ (write one with <code>ringlab sim ring --trace target/ringlab/sim/NAME.jsonl</code>).</p>\n");
         return;
     }
     b.push_str("<ul>");

@@ -163,23 +163,23 @@ describe('ring explorer', () => {
     await waitStep(first);
     assert.equal(await page.textContent('#step-label'), `step ${first} of ${lastStep}`);
     assert.equal(await page.getAttribute('#step-label', 'data-count'), String(simSteps.length));
-    assert.equal(await prodSlot(), String(mod(simSteps[0].prod, simHeader.size)));
+    assert.equal(await prodSlot(), String(mod(simSteps[0].state.prod, simHeader.config.size)));
     // slots never stored into
-    assert.equal(await page.locator('svg.ring .slot-pos', { hasText: '–' }).count(), simHeader.size);
+    assert.equal(await page.locator('svg.ring .slot-pos', { hasText: '–' }).count(), simHeader.config.size);
 
     // The step at which ->producer wraps past 2^32.
-    const w = simSteps.findIndex((s, i) => i > 0 && s.prod < simSteps[i - 1].prod);
+    const w = simSteps.findIndex((s, i) => i > 0 && s.state.prod < simSteps[i - 1].state.prod);
     assert.ok(w > 0, 'the fixture wraps prod');
     await page.fill('#slider', String(w));
     await waitStep(simSteps[w].step);
-    assert.equal(await page.getAttribute('svg.ring [data-marker="prod"]', 'data-value'), String(simSteps[w].prod));
-    assert.equal(await prodSlot(), String(mod(simSteps[w].prod, simHeader.size)));
+    assert.equal(await page.getAttribute('svg.ring [data-marker="prod"]', 'data-value'), String(simSteps[w].state.prod));
+    assert.equal(await prodSlot(), String(mod(simSteps[w].state.prod, simHeader.config.size)));
     const row = await page.textContent('#vars tr[data-var="prod"] td');
-    assert.match(row, new RegExp(`^${simSteps[w].prod}\\b`));
+    assert.match(row, new RegExp(`^${simSteps[w].state.prod}\\b`));
     assert.equal(await page.getAttribute('#vars tr[data-var="prod"]', 'class'), 'changed');
     await page.click('#prev');
     await waitStep(simSteps[w - 1].step);
-    assert.match(await page.textContent('#vars tr[data-var="prod"] td'), new RegExp(`^${simSteps[w - 1].prod} 0x`));
+    assert.match(await page.textContent('#vars tr[data-var="prod"] td'), new RegExp(`^${simSteps[w - 1].state.prod} 0x`));
     // a long position is shortened to its low 16 bits in the diagram
     const labels = await page.locator('svg.ring .slot-pos').allTextContents();
     assert.ok(labels.some((l) => /^…[0-9a-f]{4}!?$/.test(l)), labels.join(' '));

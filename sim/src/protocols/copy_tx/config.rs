@@ -4,10 +4,12 @@
 //! consumer. Multi-buffer runs also take the spec's DropFrags and
 //! PublishFrags (see [`super::packet`]).
 
+use serde::{Deserialize, Serialize};
+
 use ringlab_model::copy_tx::{Config, Design, DropFrags, Mutant, PublishFrags, TxResult};
 
 /// When the kernel stores `->consumer` of a tx ring.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Publish {
     /// As __xsk_generic_xmit(): only when a peek finds its cache empty
     /// (xskq_cons_get_entries()); a batch publishes once it is sent. The
@@ -26,7 +28,7 @@ pub enum Publish {
 }
 
 /// A copy-mode transmit simulation's configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyTxConfig {
     /// The spec's constants; `spec.mutant` is read, never acted on: a
     /// mutant is a cargo feature of this crate.

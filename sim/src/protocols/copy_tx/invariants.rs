@@ -4,28 +4,15 @@
 //! specs/XskCopyTx.tla.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use super::system::CopyTx;
+pub use crate::harness::Violation;
 use ringlab_ring::idx::{add, sub};
 use ringlab_ring::RingMem;
 use ringlab_ring::sync::Ordering::Relaxed;
 
-/// A broken invariant: its spec name and what broke it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    pub invariant: &'static str,
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.invariant, self.detail)
-    }
-}
-
 fn broke(invariant: &'static str, detail: String) -> Result<(), Violation> {
-    Err(Violation { invariant, detail })
+    Err(Violation::of(invariant, detail))
 }
 
 /// Where each frame is, by place.

@@ -40,9 +40,13 @@ mod user;
 mod xmit;
 
 #[cfg(not(loom))]
+mod drain;
+#[cfg(not(loom))]
 pub mod invariants;
 #[cfg(not(loom))]
-pub mod sched;
+mod pick;
+#[cfg(not(loom))]
+pub mod protocol;
 #[cfg(not(loom))]
 pub mod threads;
 
@@ -56,32 +60,10 @@ pub use skb::Skb;
 pub use sock::{Call, XskSock};
 pub use system::{sock_of, CopyTx};
 pub use user::App;
+#[cfg(not(loom))]
+pub use {
+    pick::socket_choices,
+    protocol::{Report, NAME},
+};
 
-use std::fmt;
-
-/// A step that is not enabled: which action, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Disabled {
-    pub action: &'static str,
-    pub why: String,
-}
-
-impl Disabled {
-    pub(crate) fn new(action: &'static str, why: impl Into<String>) -> Disabled {
-        Disabled {
-            action,
-            why: why.into(),
-        }
-    }
-}
-
-impl fmt::Display for Disabled {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is not enabled: {}", self.action, self.why)
-    }
-}
-
-impl std::error::Error for Disabled {}
-
-/// A step's result: done, or not enabled (nothing changed).
-pub type Step = Result<(), Disabled>;
+pub use crate::{Disabled, Step};

@@ -1,5 +1,5 @@
 //! The whole copy-mode transmit system in one place, each spec action a
-//! method: what the deterministic scheduler and the comparison with the
+//! method: what the harness's scheduler and the comparison with the
 //! model drive, and what the real-thread runner splits across threads.
 
 use ringlab_model::copy_tx::{Action, TxResult};
@@ -23,6 +23,9 @@ pub struct CopyTx {
     pub socks: Vec<XskSock>,
     pub driver: Driver,
     pub app: App,
+    /// Where the drain is (see drain.rs).
+    #[cfg(not(loom))]
+    pub(crate) drain: super::drain::Drain,
 }
 
 impl CopyTx {
@@ -65,6 +68,8 @@ impl CopyTx {
             pool,
             socks,
             driver: Driver::default(),
+            #[cfg(not(loom))]
+            drain: Default::default(),
         })
     }
 

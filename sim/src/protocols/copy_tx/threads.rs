@@ -1,24 +1,21 @@
-//! The real-thread runner: each socket's kernel side on its own thread
-//! making whole sendto calls, a driver thread freeing skbs out of order,
-//! an application thread taking completions and submitting their frames
-//! again. Not reproducible; what it checks is the ring code's assertions
-//! as it runs, then, on this thread, every invariant, a drain to a
-//! quiescent point, and that every frame came back.
-
-use std::sync::atomic::AtomicBool;
+//! The real-thread runner's threads: each socket's kernel side on its
+//! own thread making whole sendto calls, a driver thread freeing skbs out
+//! of order, an application thread taking completions and submitting
+//! their frames again. What it checks is the ring code's assertions as it
+//! runs; then the harness checks every invariant where the threads
+//! stopped, drains, and checks that every frame came back.
 
 use ringlab_model::copy_tx::{DropFrags, PublishFrags, Stage};
 
 use super::config::CopyTxConfig;
-use super::invariants;
+use super::pick::socket_choices;
 use super::pool::Pool;
-use super::sched::{socket_choices, Failure, Report, Sched};
+use super::protocol::Report;
 use super::sock::XskSock;
 use super::system::CopyTx;
-use crate::xsk_ring::outcome::panic_message;
+use crate::harness::{settle, Crew, Failure};
 use ringlab_model::rng::Rng;
-use ringlab_ring::sync::Ordering::Relaxed;
-use ringlab_ring::sync::{thread, Arc};
+use ringlab_ring::sync::thread;
 
 /// Rounds of the application's loop without a completion before the run
 /// is declared stuck.
@@ -41,22 +38,11 @@ fn sendto(k: &mut XskSock, pool: &Pool, cfg: &CopyTxConfig, rng: &mut Rng) -> u3
     }
 }
 
-fn joined<T>(who: &str, h: thread::JoinHandle<T>) -> Result<T, String> {
-    h.join()
-        .map_err(|p| format!("{who} thread: {}", panic_message(&*p)))
-}
-
 /// Run until the application has taken `packets` completions, then drain
 /// and check. The seed seeds each thread's choices (not the interleaving).
 pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
     let seed = cfg.seed;
-    let fail = |m: String| Failure {
-        seed,
-        step: 0,
-        action: None,
-        invariant: None,
-        message: m,
-    };
+    let fail = |m: String| Failure::at_start(seed, m);
     if cfg.spec.multi_buf
         && (cfg.spec.drop_frags, cfg.spec.publish_frags)
             != (DropFrags::Complete, PublishFrags::Packet)
@@ -74,31 +60,32 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         socks,
         driver,
         mut app,
+        ..
     } = CopyTx::new(cfg).map_err(fail)?;
-    let stop = Arc::new(AtomicBool::new(false));
+    let mut crew = Crew::new();
     let mut kernel = Vec::new();
     for mut k in socks {
-        let (pool, stop, cfg) = (pool.clone(), stop.clone(), cfg.clone());
-        kernel.push(thread::spawn(move || {
+        let (pool, stop, cfg) = (pool.clone(), crew.stop(), cfg.clone());
+        kernel.push(crew.spawn(format!("socket {}", k.id), move || {
             let mut rng = Rng::new(seed ^ (0x5e7d << 8) ^ k.id as u64);
-            while !stop.load(Relaxed) {
+            while !stop.is_set() {
                 if sendto(&mut k, &pool, &cfg, &mut rng) == 0 {
                     thread::yield_now();
                 }
             }
-            k
+            Ok(k)
         }));
     }
     let d = {
-        let (pool, stop, mut driver) = (pool.clone(), stop.clone(), driver);
-        thread::spawn(move || {
+        let (pool, stop, mut driver) = (pool.clone(), crew.stop(), driver);
+        crew.spawn("driver", move || {
             let mut rng = Rng::new(seed ^ 0xd71e);
             loop {
                 let n = pool.in_flight(|q| q.len());
                 if n > 0 {
                     driver.free_nth(&pool, rng.below(n as u32) as usize);
-                } else if stop.load(Relaxed) {
-                    return driver;
+                } else if stop.is_set() {
+                    return Ok(driver);
                 } else {
                     thread::yield_now();
                 }
@@ -106,9 +93,9 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         })
     };
     let user = {
-        let stop = stop.clone();
+        let stop = crew.stop();
         let sockets = cfg.sockets() as u32;
-        thread::spawn(move || {
+        crew.spawn("application", move || {
             let mut rng = Rng::new(seed ^ 0x05e7);
             let mut idle = 0u64;
             while app.reaped < packets {
@@ -134,23 +121,16 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
                     thread::yield_now();
                 }
             }
-            stop.store(true, Relaxed);
-            app
+            stop.set();
+            Ok(app)
         })
     };
-    let app = joined("application", user);
-    let socks: Result<Vec<XskSock>, String> = kernel
-        .into_iter()
-        .enumerate()
-        .map(|(i, h)| joined(&format!("socket {i}"), h))
-        .collect();
-    let driver = joined("driver", d);
-    let (app, socks, driver) = match (app, socks, driver) {
-        (Ok(a), Ok(s), Ok(d)) => (a, s, d),
-        (a, s, d) => {
-            let why: Vec<String> = [a.err(), s.err(), d.err()].into_iter().flatten().collect();
-            return Err(fail(why.join("; ")));
-        }
+    let app = crew.join(user);
+    let socks: Vec<Option<XskSock>> = kernel.into_iter().map(|h| crew.join(h)).collect();
+    let driver = crew.join(d);
+    crew.finish(seed)?;
+    let (Some(app), Some(socks), Some(driver)) = (app, socks.into_iter().collect(), driver) else {
+        return Err(fail("a thread handed nothing back".into()));
     };
     if app.reaped < packets {
         return Err(fail(format!(
@@ -164,15 +144,9 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         socks,
         driver,
         app,
+        drain: Default::default(),
     };
-    invariants::check(&sys).map_err(|v| Failure {
-        invariant: Some(v.invariant),
-        message: format!("after the threads: {}", v.detail),
-        ..fail(String::new())
-    })?;
-    let mut sched = Sched::with(sys, seed);
-    sched.drain()?;
-    Ok(sched.report())
+    Ok(settle(sys)?.report())
 }
 
 #[cfg(test)]

@@ -3,12 +3,14 @@
 //! is a cargo feature of this crate), so the projection is compared with
 //! the model of the same mutant.
 
+use serde::{Deserialize, Serialize};
+
 use ringlab_model::devmem::{Config, Mode};
 
 /// MAX_DONTNEED_FRAGS of net/core/sock.c.
 pub const KERNEL_DONTNEED_LIMIT: u32 = 1024;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DevmemConfig {
     pub spec: Config,
     pub seed: u64,

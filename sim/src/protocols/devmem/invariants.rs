@@ -7,7 +7,7 @@ use ringlab_model::devmem::{Bst, Config, Mode, State};
 
 use super::system::Devmem;
 use super::xarray::Slot;
-pub use crate::copy_tx::invariants::Violation;
+pub use crate::harness::Violation;
 
 /// The invariants checked after every step, in the order the spec's model
 /// configs list them. OwnTokensOnly is not among them: array mode gives it
@@ -66,10 +66,7 @@ pub fn check(sys: &Devmem) -> Result<State, Violation> {
     let cfg = &sys.cfg.spec;
     match st.violated(cfg, &CHECKED) {
         None => Ok(st),
-        Some(invariant) => Err(Violation {
-            invariant,
-            detail: explain(&st, cfg, invariant),
-        }),
+        Some(invariant) => Err(Violation::of(invariant, explain(&st, cfg, invariant))),
     }
 }
 

@@ -15,8 +15,10 @@
 //! xarray.rs: sk_user_frags; sock.rs: a socket, its queue and close;
 //! recv.rs: tcp_recvmsg_dmabuf; dontneed.rs: SO_DEVMEM_DONTNEED; app.rs:
 //! the application's tokens; system.rs: all of it, step by step;
-//! project.rs: the projection to the model; invariants.rs, sched.rs,
-//! threads.rs: the checks and the two runners; cost.rs: operation counts.
+//! project.rs: the projection to the model; invariants.rs: the checks;
+//! pick.rs: how the scheduler draws a step; protocol.rs: the harness's
+//! view (the drain, the report); threads.rs: the real-thread runner's
+//! threads; cost.rs: operation counts.
 
 mod app;
 mod binding;
@@ -34,7 +36,9 @@ mod xarray;
 #[cfg(not(loom))]
 pub mod invariants;
 #[cfg(not(loom))]
-pub mod sched;
+mod pick;
+#[cfg(not(loom))]
+pub mod protocol;
 #[cfg(not(loom))]
 pub mod threads;
 
@@ -50,8 +54,10 @@ pub use ringlab_model::devmem::{Action, Bst, Mode, Mutant, Niov, Sock, Tok};
 pub use sock::{Skb, TcpSock};
 pub use system::Devmem;
 pub use xarray::{Slot, UserFrags};
+#[cfg(not(loom))]
+pub use protocol::{Report, NAME};
 
-pub use crate::copy_tx::{Disabled, Step};
+pub use crate::{Disabled, Step};
 
 /// The mutant this build carries, as the spec names it: every mutant of
 /// DevmemTokens.tla is a cargo feature `mutant-<id>` of this crate.

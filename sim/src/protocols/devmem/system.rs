@@ -1,6 +1,6 @@
 //! The whole devmem system in one place, each spec action a method of its
 //! name returning whether it was enabled (Err: not enabled, nothing
-//! changed): what the deterministic scheduler and a comparison with the
+//! changed): what the harness's scheduler and a comparison with the
 //! model drive. The real-thread runner and loom call the kernel functions
 //! underneath directly.
 
@@ -28,6 +28,10 @@ pub struct Devmem {
     /// uref > 0 and has not decremented it yet (the spec's pend).
     pub pend: Vec<Option<Tok>>,
     pub cost: Cost,
+    /// Steps taken through the harness.
+    pub taken: u64,
+    /// The step at which OwnTokensOnly first broke, if it did.
+    pub own_tokens_broken_at: Option<u64>,
 }
 
 impl Devmem {
@@ -63,6 +67,8 @@ impl Devmem {
             socks,
             work: 0,
             cost: Cost::default(),
+            taken: 0,
+            own_tokens_broken_at: None,
         })
     }
 

@@ -3,12 +3,12 @@
 //! from any socket and returning their tokens (xarray mode through the
 //! socket each came from, array mode through any socket of the binding,
 //! as applications do), some closing a socket mid-run; an unbind racing
-//! them all. Not reproducible as an interleaving: the seed seeds each
-//! thread's choices. What it checks: the simulator's assertions as it
-//! runs (the page pool's), then, at the quiescent point after the joins,
-//! every spec invariant on the projection (every reference accounted, no
-//! underflow, every net_iov in the pool or referenced), then a drain
-//! (close all, unbind) after which every net_iov is back in its pool.
+//! them all; the harness joins them. What it checks: the simulator's
+//! assertions as it runs (the page pool's), then, at the quiescent point
+//! after the joins, every spec invariant on the projection (every
+//! reference accounted, no underflow, every net_iov in the pool or
+//! referenced), then a drain (close all, unbind) after which every
+//! net_iov is back in its pool.
 
 use std::collections::BTreeMap;
 
@@ -18,14 +18,12 @@ use super::binding::Binding;
 use super::config::DevmemConfig;
 use super::cost::Cost;
 use super::dontneed::{DmabufToken, DontneedError};
-use super::invariants;
-use super::sched::{Failure, Sched};
 use super::sock::TcpSock;
 use super::system::Devmem;
-use crate::xsk_ring::outcome::panic_message;
+use crate::harness::{Crew, Failure, Sched, Stop};
 use ringlab_model::rng::Rng;
-use ringlab_ring::sync::Ordering::{Acquire, Relaxed, Release};
-use ringlab_ring::sync::{thread, Arc, AtomicBool};
+use ringlab_ring::sync::Ordering::Relaxed;
+use ringlab_ring::sync::{thread, Arc};
 use std::sync::atomic::AtomicU64;
 
 /// What a run did.
@@ -64,7 +62,7 @@ struct User {
 struct Shared {
     binding: Arc<Binding>,
     socks: Vec<Arc<TcpSock>>,
-    stop: AtomicBool,
+    stop: Stop,
     /// User rounds done, all threads.
     progress: AtomicU64,
     limit: u32,
@@ -73,7 +71,7 @@ struct Shared {
 fn rx_thread(sh: Arc<Shared>, seed: u64) -> Cost {
     let mut rng = Rng::new(seed ^ 0x5f1e_0001);
     let mut cost = Cost::default();
-    while !sh.stop.load(Acquire) {
+    while !sh.stop.is_set() {
         let k = rng.below(sh.socks.len() as u32) as usize;
         match sh.binding.alloc(None) {
             Some(n) => match sh.socks[k].queue_frag(n) {
@@ -212,7 +210,7 @@ fn unbind_thread(sh: Arc<Shared>, at: Option<u64>) -> (Cost, Option<u64>) {
     let Some(at) = at else { return (cost, None) };
     loop {
         let done = sh.progress.load(Relaxed);
-        if done >= at || sh.stop.load(Acquire) {
+        if done >= at || sh.stop.is_set() {
             sh.binding
                 .unbind(&sh.socks, &mut cost)
                 .expect("only this thread unbinds");
@@ -222,33 +220,23 @@ fn unbind_thread(sh: Arc<Shared>, at: Option<u64>) -> (Cost, Option<u64>) {
     }
 }
 
-fn joined<T>(who: &str, h: thread::JoinHandle<T>) -> Result<T, String> {
-    h.join()
-        .map_err(|p| format!("{who} thread: {}", panic_message(&*p)))
-}
-
 /// Run `cfg` (one binding, one mode) with a user thread per socket (at
 /// least two), making `rounds` receives or releases each on average; then
 /// check at the quiescent point and drain.
 pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
     let seed = cfg.seed;
-    let fail = |m: String| Failure {
-        seed,
-        step: 0,
-        action: None,
-        invariant: None,
-        message: m,
-    };
+    let fail = |m: String| Failure::at_start(seed, m);
     if cfg.bindings() != 1 || cfg.spec.modes.len() != 1 {
         return Err(fail("threads run one binding in one mode".into()));
     }
     let mode = cfg.spec.modes[0];
     let mut sys = Devmem::new(cfg).map_err(fail)?;
     sys.bind_rx(0, mode).map_err(|d| fail(d.to_string()))?;
+    let mut crew = Crew::new();
     let sh = Arc::new(Shared {
         binding: sys.bindings[0].clone(),
         socks: sys.socks.clone(),
-        stop: AtomicBool::new(false),
+        stop: crew.stop(),
         progress: AtomicU64::new(0),
         limit: sys.cfg.spec.dontneed_limit,
     });
@@ -267,35 +255,30 @@ pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
 
     let rx = {
         let sh = sh.clone();
-        thread::spawn(move || rx_thread(sh, seed))
+        crew.spawn("rx", move || Ok(rx_thread(sh, seed)))
     };
     let ub = {
         let sh = sh.clone();
-        thread::spawn(move || unbind_thread(sh, unbind_at))
+        crew.spawn("unbind", move || Ok(unbind_thread(sh, unbind_at)))
     };
     let handles: Vec<_> = closes
         .iter()
         .enumerate()
         .map(|(me, &close_at)| {
             let sh = sh.clone();
-            thread::spawn(move || user_thread(sh, seed, me, total, close_at))
+            crew.spawn(format!("user {me}"), move || {
+                Ok(user_thread(sh, seed, me, total, close_at))
+            })
         })
         .collect();
-    let mut errors = Vec::new();
-    let mut done = Vec::new();
-    for (i, h) in handles.into_iter().enumerate() {
-        match joined(&format!("user {i}"), h) {
-            Ok(u) => done.push(u),
-            Err(e) => errors.push(e),
-        }
-    }
-    sh.stop.store(true, Release);
-    let rx = joined("rx", rx).map_err(|e| errors.push(e)).ok();
-    let ub = joined("unbind", ub).map_err(|e| errors.push(e)).ok();
-    if !errors.is_empty() {
-        return Err(fail(errors.join("; ")));
-    }
-    let (rx_cost, (ub_cost, unbound_after)) = (rx.unwrap(), ub.unwrap());
+    let done: Vec<Option<User>> = handles.into_iter().map(|h| crew.join(h)).collect();
+    sh.stop.set();
+    let (rx, ub) = (crew.join(rx), crew.join(ub));
+    crew.finish(seed)?;
+    let (Some(done), Some(rx), Some(ub)) = (done.into_iter().collect::<Option<Vec<User>>>(), rx, ub) else {
+        return Err(fail("a thread handed nothing back".into()));
+    };
+    let (rx_cost, (ub_cost, unbound_after)) = (rx, ub);
     sys.cost += rx_cost;
     sys.cost += ub_cost;
 
@@ -342,25 +325,22 @@ pub fn run(cfg: DevmemConfig, rounds: u64) -> Result<Report, Failure> {
         report.held += u64::from(c);
     }
     sys.work = report.max_work;
-    let at_join = |m: String| fail(format!("after the threads: {m}"));
-    invariants::concrete(&sys).map_err(at_join)?;
-    invariants::check(&sys).map_err(|v| Failure {
-        invariant: Some(v.invariant),
-        ..at_join(v.detail)
-    })?;
+    // The harness checks the quiescent point, then (after the pool's own
+    // check here) drains.
+    let mut sched = Sched::over(sys);
+    sched.check_now("after the threads")?;
     let b = &sh.binding;
     let pooled = b.pool.pooled();
     for (n, niov) in b.niovs.iter().enumerate() {
         let (p, _) = niov.counts();
         if (pooled[n] == 1) == (p > 0) {
-            return Err(at_join(format!(
-                "net_iov {n}: in the pool {}x with pp_ref_count {p}",
+            return Err(fail(format!(
+                "after the threads: net_iov {n}: in the pool {}x with pp_ref_count {p}",
                 pooled[n]
             )));
         }
     }
     drop(sh);
-    let mut sched = Sched::over(sys, seed);
     sched.drain()?;
     report.drain_steps = sched.steps();
     report.cost = sched.sys.cost;

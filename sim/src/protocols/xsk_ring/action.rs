@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use crate::harness::Violation;
+
 /// One action of `specs/XskRing.tla` that a simulator step performs.
 /// ProdWriteAhead and ConsReadAhead are spec-only: they model a missing
 /// barrier, which a step on one thread cannot show.
@@ -84,6 +88,13 @@ pub enum Choice {
     ConsPublish,
 }
 
+/// As the spec names the action (the trace's action).
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.action().spec_name())
+    }
+}
+
 impl Choice {
     pub fn action(self) -> Action {
         match self {
@@ -107,14 +118,14 @@ pub enum StepError {
     /// nothing changed.
     Disabled,
     /// The step ran and the state it left breaks a property.
-    Violation(String),
+    Violation(Violation),
 }
 
 impl fmt::Display for StepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StepError::Disabled => f.write_str("action not enabled"),
-            StepError::Violation(m) => f.write_str(m),
+            StepError::Violation(v) => v.fmt(f),
         }
     }
 }
@@ -146,6 +157,17 @@ impl Counts {
             .into_iter()
             .map(|a| (a, self.get(a)))
             .filter(|(_, n)| *n > 0)
+    }
+}
+
+/// The actions taken at least once, by spec name.
+impl Serialize for Counts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (a, n) in self.nonzero() {
+            m.serialize_entry(a.spec_name(), &n)?;
+        }
+        m.end()
     }
 }
 

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use ringlab_ring::SizeError;
+use serde::{Deserialize, Serialize};
 
 /// Who runs a side of the ring: `xsk_queue.h` or libxdp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,8 +86,10 @@ impl FromStr for RingKind {
     }
 }
 
-/// A simulation: one ring, one producer, one consumer, one seed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A simulation: one ring, one producer, one consumer, one seed. In a
+/// trace header it also names the ring's sides (see [`Header`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Header", try_from = "Header")]
 pub struct SimConfig {
     pub kind: RingKind,
     /// q->nentries.
@@ -128,6 +131,65 @@ impl SimConfig {
             });
         }
         Ok(())
+    }
+}
+
+/// A config as a trace header writes it: the ring's sides and whether it
+/// carries invalid descriptors spelled out, for readers that do not know
+/// the ring kinds (the explorer, the TLA+ model). Read back, they must be
+/// the kind's, and the config must be one the simulator runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub ring: String,
+    pub size: u32,
+    pub start: u32,
+    pub max_batch: u32,
+    pub seed: u64,
+    pub prod_side: String,
+    pub cons_side: String,
+    pub invalid_descs: bool,
+}
+
+impl From<SimConfig> for Header {
+    fn from(c: SimConfig) -> Header {
+        Header {
+            ring: c.kind.name().into(),
+            size: c.size,
+            start: c.start,
+            max_batch: c.max_batch,
+            seed: c.seed,
+            prod_side: c.kind.prod_side().name().into(),
+            cons_side: c.kind.cons_side().name().into(),
+            invalid_descs: c.kind.invalid_descs(),
+        }
+    }
+}
+
+impl TryFrom<Header> for SimConfig {
+    type Error = String;
+    fn try_from(h: Header) -> Result<SimConfig, String> {
+        let kind: RingKind = h.ring.parse().map_err(|e: ConfigError| e.to_string())?;
+        let cfg = SimConfig {
+            kind,
+            size: h.size,
+            start: h.start,
+            max_batch: h.max_batch,
+            seed: h.seed,
+        };
+        let want = Header::from(cfg);
+        for (what, got, want) in [
+            ("prod_side", &h.prod_side, &want.prod_side),
+            ("cons_side", &h.cons_side, &want.cons_side),
+        ] {
+            if got != want {
+                return Err(format!("{what} {got:?}: the {kind} ring's is {want:?}"));
+            }
+        }
+        if h.invalid_descs != want.invalid_descs {
+            return Err(format!("invalid_descs {}: the {kind} ring's is {}", h.invalid_descs, want.invalid_descs));
+        }
+        cfg.validate().map_err(|e| e.to_string())?;
+        Ok(cfg)
     }
 }
 
@@ -206,5 +268,24 @@ mod tests {
             .contains("max batch 5"));
         c.max_batch = 4;
         assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn a_header_names_the_sides_and_reads_back_checked() {
+        let c = SimConfig::new(RingKind::Tx, 4, 7, 9);
+        let text = serde_json::to_string(&c).unwrap();
+        assert_eq!(
+            text,
+            r#"{"ring":"tx","size":4,"start":7,"max_batch":4,"seed":9,"prod_side":"user","cons_side":"kernel","invalid_descs":true}"#
+        );
+        assert_eq!(serde_json::from_str::<SimConfig>(&text).unwrap(), c);
+        let bad = |from: &str, to: &str| {
+            serde_json::from_str::<SimConfig>(&text.replace(from, to))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("\"size\":4", "\"size\":3").contains("ring size 3 is not a power of two"));
+        assert!(bad("\"prod_side\":\"user\"", "\"prod_side\":\"kernel\"").contains("the tx ring's is \"user\""));
+        assert!(bad("\"ring\":\"tx\"", "\"ring\":\"ftx\"").contains("unknown ring kind"));
     }
 }

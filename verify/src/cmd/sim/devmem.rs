@@ -1,15 +1,20 @@
 //! `ringlab sim devmem`: devmem TCP receive tokens (specs/DevmemTokens.tla)
-//! on the simulator's atomics, under the seeded deterministic scheduler
-//! (every invariant checked after every step) or on real threads, then the
+//! on the simulator's atomics, under the harness's seeded deterministic
+//! scheduler (every invariant checked after every step) or on real
+//! threads, then the
 //! cost table: per token, what 6.12.117's xarray mode and seed 004's array
 //! mode do, beside the figure seed 004 measured.
+
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
 use ringlab_sim::devmem::cost::{self, SEED_FIGURE};
-use ringlab_sim::devmem::sched::{self, Failure};
-use ringlab_sim::devmem::{threads, DevmemConfig, Mode};
+use ringlab_sim::devmem::{threads, Devmem, DevmemConfig, Mode};
+use ringlab_sim::harness::{self, Failure};
+
+use super::{clock_seed, failure_json, print_outcome, recorded};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -56,12 +61,10 @@ pub struct DevmemArgs {
     /// One JSON document on stdout
     #[arg(long)]
     json: bool,
-}
-
-impl DevmemArgs {
-    pub fn seed(&self) -> Option<u64> {
-        self.seed
-    }
+    /// Record the deterministic run's trace into FILE (a failing run
+    /// leaves one in target/ringlab/sim/devmem/ anyway)
+    #[arg(long, value_name = "FILE", conflicts_with = "threads")]
+    trace: Option<PathBuf>,
 }
 
 /// Tokens each cost-table row hands out at least.
@@ -115,8 +118,9 @@ fn mode_name(m: ModeArg) -> &'static str {
 }
 
 /// Runs `ringlab sim devmem`: Ok(true) clean, Ok(false) a failure found,
-/// Err bad usage.
-pub fn run(a: &DevmemArgs, seed: u64) -> Result<bool, String> {
+/// Err bad input.
+pub fn run(a: &DevmemArgs) -> Result<bool, String> {
+    let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
     let how = if a.threads {
         "threads"
@@ -124,13 +128,19 @@ pub fn run(a: &DevmemArgs, seed: u64) -> Result<bool, String> {
         "deterministic"
     };
     let mode = mode_name(a.mode);
-    let outcome = (!a.costs).then(|| {
-        if a.threads {
-            threads::run(cfg.clone(), a.steps).map(|r| serde_json::to_value(r).expect("a report"))
-        } else {
-            sched::run(cfg.clone(), a.steps).map(|r| serde_json::to_value(r).expect("a report"))
-        }
-    });
+    let mut trace = None;
+    let outcome: Option<Result<serde_json::Value, Failure>> = if a.costs {
+        None
+    } else if a.threads {
+        Some(threads::run(cfg.clone(), a.steps).map(|r| to_json(&r)))
+    } else {
+        let failed = format!("devmem/failed-seed{seed}.jsonl");
+        let r = recorded(a.trace.as_deref(), &failed, |out| {
+            harness::run::<Devmem>(cfg.clone(), a.steps, Some(out))
+        })?;
+        trace = r.trace;
+        Some(r.run.map(|r| to_json(&r)))
+    };
     let rows = cost::table(COST_TOKENS);
     let replay = format!(
         "ringlab sim devmem --seed {seed} --steps {} --mode {mode} --bindings {} --sockets {} --niovs {} --parts {} --limit {}{}",
@@ -149,22 +159,13 @@ pub fn run(a: &DevmemArgs, seed: u64) -> Result<bool, String> {
             Some(Err(f)) => failure_json(f, &replay),
         };
         let doc = json!({
-            "how": how, "mode": mode, "seed": seed, "run": run,
+            "how": how, "mode": mode, "seed": seed, "run": run, "trace": trace,
             "costs": rows, "seed_figure": SEED_FIGURE,
         });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap());
     } else {
-        match &outcome {
-            None => {}
-            Some(Ok(r)) => println!("{}", summary(a, seed, r)),
-            Some(Err(f)) => {
-                println!("devmem sim ({how}, {mode}): FAILED at {f}");
-                println!("replay: {replay}");
-            }
-        }
-        if outcome.is_some() {
-            println!();
-        }
+        let what = format!("devmem sim ({how}, {mode})");
+        print_outcome(&outcome, &what, |r| summary(a, seed, r), &replay, trace.as_deref());
         println!(
             "== cost per token ({COST_TOKENS} tokens a row at least; one binding of 255 net_iovs, 4 sockets, frags read whole; ratios: array mode to the xarray row above)"
         );
@@ -174,11 +175,8 @@ pub fn run(a: &DevmemArgs, seed: u64) -> Result<bool, String> {
     Ok(!matches!(outcome, Some(Err(_))))
 }
 
-fn failure_json(f: &Failure, replay: &str) -> serde_json::Value {
-    json!({
-        "ok": false, "seed": f.seed, "step": f.step, "action": f.action,
-        "invariant": f.invariant, "message": f.message, "replay": replay,
-    })
+fn to_json(r: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(r).expect("a report is plain data")
 }
 
 /// One line on a clean run, from its report.

@@ -1,47 +1,36 @@
-//! `ringlab sim`: copy-mode transmit on the simulator's real rings, under
-//! the seeded deterministic scheduler (every invariant checked after every
-//! step) or on real threads, then the cost table: per packet, what
-//! 6.12.117's per-descriptor loop and seed 000's batch do. `ringlab sim
-//! devmem` does the same for devmem receive tokens (see [`devmem`]).
+//! `ringlab sim`: the simulator's protocols under the harness (see
+//! sim/src/harness/): `ring` (one xsk ring), `copy-tx` (copy-mode
+//! transmit, also what `ringlab sim` with no subcommand runs), `devmem`
+//! (devmem TCP receive tokens), each under the seeded deterministic
+//! scheduler (every invariant after every step) or on real threads; and
+//! `replay` of a recorded trace. Every run prints its seed; a failing
+//! deterministic run leaves its trace, which `ringlab sim replay` replays.
+//! Exit status: 0 done, 1 a property failed, 2 bad input.
 
+mod copy_tx;
 mod devmem;
+mod replay;
+mod ring;
 
-use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
-use ringlab_sim::copy_tx::cost;
-use ringlab_sim::copy_tx::sched::{self, Failure, Report};
-use ringlab_sim::copy_tx::{threads, CopyTxConfig, Design, DropFrags, PublishFrags};
+use clap::{Args, Subcommand};
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum DesignArg {
-    /// 6.12.117: the address stored at reservation, published by count
-    A,
-    /// The 2025 fix: the skb carries its addresses
-    B,
-}
+use ringlab_sim::harness::{panic_message, Failure, RunError};
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum DropArg {
-    /// Their completions are published (what af_xdp.rst promises)
-    Complete,
-    /// Their completion slots are cancelled (6.12.117's xsk_drop_skb)
-    Cancel,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum PublishArg {
-    /// The tx consumer is published only up to the packet being built
-    Packet,
-    /// Past every consumed descriptor (6.12.117's refresh)
-    All,
-}
-
-/// What `ringlab sim` runs instead of copy-mode transmit.
+/// What `ringlab sim` runs besides copy-mode transmit.
 #[derive(Subcommand, Debug)]
 pub enum SimCmd {
+    /// One xsk ring (specs/XskRing.tla): a run, or a trace's TLA+ model or TLC check
+    Ring(ring::RingArgs),
+    /// Copy-mode transmit (specs/XskCopyTx.tla), then its cost table per packet
+    CopyTx(copy_tx::CopyTxArgs),
     /// Devmem TCP receive tokens (xarray or array mode), then their cost table per token
     Devmem(devmem::DevmemArgs),
+    /// Replay a recorded trace: the first step that differs, or that it replays exactly
+    Replay(replay::ReplayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -49,83 +38,24 @@ pub enum SimCmd {
 pub struct SimArgs {
     #[command(subcommand)]
     cmd: Option<SimCmd>,
-    /// The seed (default: drawn from the clock, and printed)
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Scheduler steps before the drain (with --threads: completions)
-    #[arg(long, default_value_t = 10_000)]
-    steps: u64,
-    /// Completion design
-    #[arg(long, value_enum, default_value = "b")]
-    design: DesignArg,
-    /// 0: the per-descriptor loop; n: seed 000's batch of n (design b)
-    #[arg(long, default_value_t = 0)]
-    batch: u32,
-    /// Sockets sharing the completion queue
-    #[arg(long, default_value_t = 2)]
-    sockets: usize,
-    /// Multi-buffer packets (XDP_PKT_CONTD), with the per-descriptor loop
-    #[arg(long)]
-    multi_buf: bool,
-    /// With --multi-buf: descriptors in one packet at most (MAX_SKB_FRAGS + 1)
-    #[arg(long, default_value_t = 3)]
-    max_frags: i64,
-    /// With --multi-buf: what happens to a dropped packet's built fragments
-    #[arg(long, value_enum, default_value = "complete")]
-    drop_frags: DropArg,
-    /// With --multi-buf: how far a refresh publishes the tx consumer
-    #[arg(long, value_enum, default_value = "packet")]
-    publish_frags: PublishArg,
-    /// Run on real threads (a thread per socket, the driver, the application)
-    #[arg(long)]
-    threads: bool,
-    /// Print the cost table only, without a run
-    #[arg(long)]
-    costs: bool,
-    /// One JSON document on stdout
-    #[arg(long)]
-    json: bool,
+    /// With no subcommand: copy-mode transmit, as `ringlab sim copy-tx`
+    #[command(flatten)]
+    copy_tx: copy_tx::CopyTxArgs,
 }
 
-/// Packets each cost-table row sends.
-const COST_PACKETS: u64 = 4096;
-
-fn config(a: &SimArgs, seed: u64) -> Result<CopyTxConfig, String> {
-    let design = match a.design {
-        DesignArg::A => Design::A,
-        DesignArg::B => Design::B,
-    };
-    if a.batch > 0 && design == Design::A {
-        return Err("--batch needs --design b (6.12.117 has no batch)".into());
+/// Runs `ringlab sim`: Ok(true) clean, Ok(false) a failure found, Err bad input.
+pub fn run(a: &SimArgs) -> Result<bool, String> {
+    quiet_panics();
+    match &a.cmd {
+        None => copy_tx::run(&a.copy_tx),
+        Some(SimCmd::CopyTx(c)) => copy_tx::run(c),
+        Some(SimCmd::Devmem(d)) => devmem::run(d),
+        Some(SimCmd::Ring(r)) => ring::run(r),
+        Some(SimCmd::Replay(r)) => replay::run(r),
     }
-    if !(1..=64).contains(&a.sockets) {
-        return Err(format!("--sockets {}: 1 to 64", a.sockets));
-    }
-    let frames = (2 * a.sockets + 2).max(a.batch as usize + 2).min(256);
-    let mut cfg = CopyTxConfig::new(design, a.batch as i64, a.sockets, frames);
-    if a.multi_buf {
-        if a.batch > 0 {
-            return Err("--multi-buf needs --batch 0 (the per-descriptor loop)".into());
-        }
-        let drop = match a.drop_frags {
-            DropArg::Complete => DropFrags::Complete,
-            DropArg::Cancel => DropFrags::Cancel,
-        };
-        let publish = match a.publish_frags {
-            PublishArg::Packet => PublishFrags::Packet,
-            PublishArg::All => PublishFrags::All,
-        };
-        cfg = cfg.multi_buf(a.max_frags, drop, publish);
-    }
-    let ring = (frames as u32).next_power_of_two().clamp(4, 256) as usize;
-    cfg.spec.tx_size = ring;
-    cfg.spec.cq_size = ring;
-    cfg.spec.budget = (a.batch as i64).max(4);
-    cfg.seed = seed;
-    cfg.validate()?;
-    Ok(cfg)
 }
 
+/// A seed from the clock, for runs not given one (each prints its seed).
 fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -133,74 +63,161 @@ fn clock_seed() -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs `ringlab sim`: Ok(true) clean, Ok(false) a failure found, Err bad usage.
-pub fn run(a: &SimArgs) -> Result<bool, String> {
-    if let Some(SimCmd::Devmem(d)) = &a.cmd {
-        return devmem::run(d, d.seed().unwrap_or_else(clock_seed));
-    }
-    let seed = a.seed.unwrap_or_else(clock_seed);
-    let cfg = config(a, seed)?;
-    let outcome: Option<Result<Report, Failure>> = (!a.costs).then(|| {
-        if a.threads {
-            threads::run(cfg.clone(), a.steps)
-        } else {
-            sched::run(cfg.clone(), a.steps)
-        }
-    });
-    let rows = cost::table(COST_PACKETS, seed);
-    let mode = if a.threads { "threads" } else { "deterministic" };
-    let multi = if a.multi_buf {
-        format!(
-            " --multi-buf --max-frags {} --drop-frags {} --publish-frags {}",
-            a.max_frags,
-            a.drop_frags.to_possible_value().expect("no skipped value").get_name(),
-            a.publish_frags.to_possible_value().expect("no skipped value").get_name()
-        )
-    } else {
-        String::new()
+/// The protocols' assertions panic, and the harness turns a panic into a
+/// failure naming it: print where, briefly (no backtrace).
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("assertion{at}: {}", panic_message(info.payload()));
+    }));
+}
+
+/// A deterministic run's outcome, and the trace it left: the file asked
+/// for, or, if it failed, the one it was recorded into anyway.
+struct Recorded<R> {
+    run: Result<R, Failure>,
+    trace: Option<PathBuf>,
+}
+
+/// Run `go` recording its trace into `asked`; without `asked`, into
+/// target/ringlab/sim/`failed`, kept only if the run fails (so that a
+/// failure can be replayed and, for the ring, drawn by the report).
+fn recorded<R>(
+    asked: Option<&Path>,
+    failed: &str,
+    go: impl FnOnce(Box<dyn Write + Send>) -> Result<R, RunError>,
+) -> Result<Recorded<R>, String> {
+    let path = asked.map_or_else(|| sim_dir().join(failed), Path::to_path_buf);
+    let out = Box::new(BufWriter::new(create(&path)?));
+    let run = match go(out) {
+        Ok(r) => Ok(r),
+        Err(RunError::Failed(f)) => Err(f),
+        Err(e) => return Err(e.to_string()),
     };
-    let replay = format!(
-        "ringlab sim --seed {seed} --steps {} --design {} --batch {} --sockets {}{multi}{}",
-        a.steps,
-        if cfg.spec.design == Design::A { "a" } else { "b" },
-        a.batch,
-        a.sockets,
-        if a.threads { " --threads" } else { "" }
-    );
-    if a.json {
-        let run = match &outcome {
-            None => json!(null),
-            Some(Ok(r)) => json!({ "ok": true, "report": r }),
-            Some(Err(f)) => json!({
-                "ok": false, "seed": f.seed, "step": f.step, "action": f.action,
-                "invariant": f.invariant, "message": f.message, "replay": replay,
-            }),
-        };
-        let doc = json!({ "mode": mode, "seed": seed, "run": run, "costs": rows });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap());
-    } else {
-        match &outcome {
-            None => {}
-            Some(Ok(r)) if a.threads => println!(
-                "copy-tx sim (threads, seed {seed}): {} packets completed, {} invalid descriptors; then a drain of {} steps, {} invariant checks; every frame came back",
-                r.completed, r.invalid_descs, r.steps, r.checks
-            ),
-            Some(Ok(r)) => println!(
-                "copy-tx sim (deterministic, seed {seed}): {} steps, {} packets completed, {} invariant checks, {} invalid descriptors; every frame came back",
-                r.steps, r.completed, r.checks, r.invalid_descs
-            ),
-            Some(Err(f)) => {
-                println!("copy-tx sim ({mode}): FAILED at {f}");
-                println!("replay: {replay}");
+    let keep = asked.is_some() || run.is_err();
+    if !keep {
+        let _ = std::fs::remove_file(&path);
+    }
+    Ok(Recorded {
+        run,
+        trace: keep.then_some(path),
+    })
+}
+
+/// `target/ringlab/sim/` of the ringlab tree this runs in (else of the
+/// current directory), where the report looks for ring traces.
+fn sim_dir() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join("specs/manifest.json").is_file())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    root.join("target/ringlab/sim")
+}
+
+fn create(path: &Path) -> Result<File, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// A run's outcome as text: its summary line (and its trace), or its
+/// failure and how to replay it; then a blank line before the costs.
+fn print_outcome<R>(
+    outcome: &Option<Result<R, Failure>>,
+    what: &str,
+    summary: impl Fn(&R) -> String,
+    replay: &str,
+    trace: Option<&Path>,
+) {
+    match outcome {
+        None => return,
+        Some(Ok(r)) => {
+            println!("{}", summary(r));
+            if let Some(t) = trace {
+                println!("trace: {}", t.display());
             }
         }
-        if outcome.is_some() {
-            println!();
+        Some(Err(f)) => {
+            println!("{what}: FAILED at {f}");
+            println!("{}", replay_lines(replay, trace));
         }
-        println!(
-            "== cost per packet ({COST_PACKETS} packets a row; one socket, 256 frames, tx 512, cq 1024; ratios to 6.12.117)"
-        );
-        print!("{}", cost::render(&rows));
     }
-    Ok(!matches!(outcome, Some(Err(_))))
+    println!();
+}
+
+/// A failure in a JSON document.
+fn failure_json(f: &Failure, replay: &str) -> serde_json::Value {
+    serde_json::json!({
+        "ok": false, "seed": f.seed, "step": f.step, "action": f.action,
+        "invariant": f.invariant, "message": f.message, "replay": replay,
+    })
+}
+
+/// The lines after a failure: how to replay it.
+fn replay_lines(command: &str, trace: Option<&Path>) -> String {
+    let mut out = format!("replay: {command}");
+    if let Some(t) = trace {
+        out += &format!("\ntrace: {} (replay it: ringlab sim replay {0})", t.display());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: SimArgs,
+    }
+
+    fn parse(line: &str) -> Result<SimArgs, String> {
+        Cli::try_parse_from(std::iter::once("sim").chain(line.split_whitespace()))
+            .map(|c| c.a)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_subcommand_parses_and_bare_flags_are_copy_tx() {
+        assert!(matches!(parse("--seed 3 --batch 2").unwrap().cmd, None));
+        assert!(matches!(parse("copy-tx --seed 3").unwrap().cmd, Some(SimCmd::CopyTx(_))));
+        assert!(matches!(parse("devmem --mode array").unwrap().cmd, Some(SimCmd::Devmem(_))));
+        assert!(matches!(parse("ring --ring tx --size 8").unwrap().cmd, Some(SimCmd::Ring(_))));
+        assert!(matches!(parse("ring check t.jsonl").unwrap().cmd, Some(SimCmd::Ring(_))));
+        assert!(matches!(parse("replay t.jsonl").unwrap().cmd, Some(SimCmd::Replay(_))));
+        assert!(parse("--seed 3 ring").is_err());
+        assert!(parse("replay").unwrap_err().contains("FILE"));
+    }
+
+    #[test]
+    fn a_trace_asked_for_is_kept_and_one_left_by_a_pass_is_not() {
+        let dir = std::env::temp_dir().join(format!("ringlab-sim-cli-{}", std::process::id()));
+        let asked = dir.join("asked.jsonl");
+        let r = recorded(Some(&asked), "x", |mut w| {
+            w.write_all(b"{}\n").map_err(RunError::Io)?;
+            Ok(1)
+        })
+        .unwrap();
+        assert_eq!((r.run, r.trace.as_deref()), (Ok(1), Some(asked.as_path())));
+        assert!(asked.is_file());
+        let failed = |_: Box<dyn Write + Send>| -> Result<(), RunError> {
+            Err(RunError::Failed(Failure::at_start(1, "broke")))
+        };
+        let r = recorded(Some(&asked), "x", failed).unwrap();
+        assert!(r.run.is_err() && r.trace.is_some());
+        let bad = recorded(Some(&asked), "x", |_| -> Result<(), RunError> {
+            Err(RunError::Config("size 3".into()))
+        });
+        assert_eq!(bad.err().as_deref(), Some("size 3"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -1,7 +1,8 @@
-//! A simulator trace (`ringlab-sim run --trace FILE`, JSON lines) as a
-//! ringlab-trace/1, converted as the explorer does on load.
+//! A simulator trace of the ring (`ringlab sim ring --trace FILE`, the
+//! harness's JSON lines) as a ringlab-trace/1, converted as the explorer
+//! does on load.
 
-use ringlab_sim::xsk_ring::trace::Trace;
+use ringlab_sim::xsk_ring::trace_of;
 use serde_json::{json, Map, Value};
 
 use super::{Ring, RingTrace, Step, FORMAT};
@@ -10,8 +11,8 @@ const U32: u64 = 1 << 32;
 
 /// `source` names the file in the trace.
 pub fn from_sim(text: &str, source: &str) -> Result<RingTrace, String> {
-    let t = Trace::parse(text.as_bytes()).map_err(|e| format!("{source}: {e}"))?;
-    let h = &t.header;
+    let t = trace_of(text.as_bytes()).map_err(|e| format!("{source}: {e}"))?;
+    let h = ringlab_sim::xsk_ring::config::Header::from(t.header.config);
     let states = t
         .lines
         .iter()
@@ -37,8 +38,9 @@ pub fn from_sim(text: &str, source: &str) -> Result<RingTrace, String> {
     extra.insert("max_batch".into(), json!(h.max_batch));
     extra.insert("seed".into(), json!(h.seed));
     extra.insert("invalid_descs".into(), json!(h.invalid_descs));
-    extra.insert("mutants".into(), json!(h.mutants));
-    let mutants = if h.mutants.is_empty() { String::new() } else { format!(" [{}]", h.mutants.join(", ")) };
+    extra.insert("mutants".into(), json!(t.header.mutants));
+    let mutants = &t.header.mutants;
+    let mutants = if mutants.is_empty() { String::new() } else { format!(" [{}]", mutants.join(", ")) };
     Ok(RingTrace {
         format: FORMAT.into(),
         kind: "sim-trace".into(),

@@ -6,45 +6,75 @@
 //! The trace is written as a module defining the log
 //! (`MCDevmemTokensTrace`) with its .cfg, beside copies of the two specs,
 //! in a fresh directory under target/ringlab/devmem-trace/ (kept when the
-//! trace is rejected, so the model can be rerun by hand). The plumbing is
-//! trace_check's.
+//! trace is rejected, so the model can be rerun by hand). The path is
+//! validate.rs's; what is this spec's own is below.
 //!
 //! The spec's constants are the caller's, Mutant included: a run of a
 //! mutant build is checked against the correct spec by passing
-//! `cfg.clone().with_mutant(Mutant::None)`.
+//! `cfg.clone().with_mutant(Mutant::None)`. TLC's cost grows with the
+//! token counts a step may pass: keep MaxCount small
+//! (DevmemConfig::limit).
+//!
+//! `states[0]` is the state before the first step (it must be Init), then
+//! one state per step: the simulator's trace has them (`ringlab sim
+//! devmem --trace FILE`, or the harness's `Sched::record`), a step that
+//! breaks an invariant included (it may still be one of the spec's):
+//!
+//! ```ignore
+//! let t = Trace::<DevmemConfig, State>::parse_of(file, "devmem")?;
+//! let states: Vec<State> = t.lines.into_iter().map(|l| l.state).collect();
+//! let spec = t.header.config.spec.with_mutant(Mutant::None);
+//! match devmem::validate(&spec, &states)? {
+//!     Verdict::Accepted { .. } => {}
+//!     Verdict::Rejected { step, reason, .. } => panic!("step {step}: {reason}"),
+//! }
+//! ```
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use ringlab_model::devmem::{tla, Config, State};
-use crate::{Tlc, TlcResult};
 
-use crate::trace::{is_ident, Run, TraceSpec};
-pub use crate::trace::TraceError;
+use crate::trace::{SpecTrace, TraceSpec};
+pub use crate::trace::{TraceError, Verdict};
 
 /// The generated module's name.
 pub const MODULE: &str = "MCDevmemTokensTrace";
 
-const SPEC: TraceSpec = TraceSpec {
-    spec: "DevmemTokens",
-    module: MODULE,
-    runs: "devmem-trace",
-};
+/// DevmemTokens' traces: every variable of the spec per state; bindings
+/// are model values.
+pub struct DevmemTrace;
 
-/// TLC's verdict on a trace. Steps are numbered from 1: step k goes from
-/// `states[k - 1]` to `states[k]`; step 0 stands for the first state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Every step is a step of the spec or a stutter.
-    Accepted { steps: usize, distinct_states: u64 },
-    /// `step` is the first that is not (0: the first state is not Init).
-    /// `enabled`: the action instances enabled at `states[step - 1]`, as
-    /// `ringlab_model::devmem::tla::action` prints them (none for step 0).
-    Rejected {
-        step: usize,
-        reason: String,
-        enabled: Vec<String>,
-    },
+impl SpecTrace for DevmemTrace {
+    type Config = Config;
+    type State = State;
+    const FILES: TraceSpec = TraceSpec {
+        spec: "DevmemTokens",
+        module: MODULE,
+        runs: "devmem-trace",
+    };
+
+    fn model_values(cfg: &Config) -> Vec<String> {
+        tla::model_values(cfg).into_iter().map(String::from).collect()
+    }
+    fn constants(cfg: &Config) -> String {
+        tla::constants(cfg)
+    }
+    fn check_config(cfg: &Config) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())
+    }
+    fn record(cfg: &Config, s: &State) -> Result<String, String> {
+        fits(cfg, s)?;
+        Ok(tla::state_record(cfg, s))
+    }
+    fn init(cfg: &Config) -> Option<State> {
+        Some(State::init(cfg))
+    }
+    fn changed(cfg: &Config, a: &State, b: &State) -> Vec<String> {
+        changed(cfg, a, b).into_iter().map(String::from).collect()
+    }
+    fn candidates(cfg: &Config, enabled: &[String]) -> String {
+        summary(cfg, enabled)
+    }
 }
 
 /// Whether `s` can be printed under `cfg`: the printer indexes the
@@ -63,54 +93,7 @@ fn fits(cfg: &Config, s: &State) -> Result<(), String> {
     Ok(())
 }
 
-/// The module defining `TraceLog`, one record of the spec's variables per
-/// state; it declares the bindings (model values) so that the log can name
-/// them.
-pub fn module(cfg: &Config, states: &[State]) -> Result<String, TraceError> {
-    let bad = TraceError::BadTrace;
-    if states.is_empty() {
-        return Err(bad("the trace has no state".into()));
-    }
-    cfg.validate()
-        .map_err(|e| bad(format!("the constants: {e}")))?;
-    let names = tla::model_values(cfg);
-    if let Some(n) = names.iter().find(|n| !is_ident(n)) {
-        return Err(bad(format!("binding {n:?} is not a TLA+ identifier")));
-    }
-    let mut rows = Vec::with_capacity(states.len());
-    for (k, s) in states.iter().enumerate() {
-        fits(cfg, s).map_err(|e| bad(format!("state {k}: {e}")))?;
-        rows.push(tla::state_record(cfg, s));
-    }
-    Ok(SPEC.module_text(&names, &rows))
-}
-
-/// The .cfg: the spec's constants, each binding as itself.
-pub fn cfg_text(cfg: &Config) -> String {
-    SPEC.cfg_text(tla::constants(cfg), &tla::model_values(cfg))
-}
-
-/// Write the trace model and the specs it needs into `dir`.
-pub fn write_model(
-    cfg: &Config,
-    states: &[State],
-    specs: &Path,
-    dir: &Path,
-) -> Result<(), TraceError> {
-    SPEC.write_model(specs, dir, module(cfg, states)?, cfg_text(cfg))
-}
-
-/// Check `states` with TLC, the model written into `dir`.
-pub fn check(
-    tlc: &Tlc,
-    cfg: &Config,
-    states: &[State],
-    specs: &Path,
-    dir: &Path,
-) -> Result<Verdict, TraceError> {
-    write_model(cfg, states, specs, dir)?;
-    verdict(&SPEC.run(tlc, dir)?, cfg, states)
-}
+trace_fns!(DevmemTrace, Config, State);
 
 pub use ringlab_model::devmem::tla::changed;
 
@@ -149,104 +132,10 @@ fn summary(cfg: &Config, enabled: &[String]) -> String {
     out.join(", ")
 }
 
-/// What TLC's result says of `states`.
-pub fn verdict(r: &TlcResult, cfg: &Config, states: &[State]) -> Result<Verdict, TraceError> {
-    match crate::trace::read(r)? {
-        Run::Stuck { step, enabled } => {
-            if step == 0 || step >= states.len() {
-                return Err(TraceError::Tlc(format!(
-                    "TLC stopped at log line {step} of a trace of {} states",
-                    states.len()
-                )));
-            }
-            let mut enabled = enabled.ok_or(TraceError::Tlc(
-                "the deadlock state has no enabled set".into(),
-            ))?;
-            enabled.sort();
-            let from = step - 1;
-            let what = changed(cfg, &states[from], &states[step]);
-            let what = if what.is_empty() {
-                "a stutter".to_string()
-            } else {
-                format!("it changes {}", what.join(", "))
-            };
-            let reason = format!(
-                "no step of DevmemTokens leads from state {from} to state {step} ({what}); enabled at state {from}: {}",
-                summary(cfg, &enabled)
-            );
-            Ok(Verdict::Rejected {
-                step,
-                reason,
-                enabled,
-            })
-        }
-        // Each state of the log is one TLC state (it has its own i);
-        // fewer means the first did not match Init.
-        Run::Matched { distinct_states } if distinct_states < states.len() as u64 => {
-            Ok(Verdict::Rejected {
-                step: 0,
-                reason: crate::trace::not_init(&changed(cfg, &State::init(cfg), &states[0])),
-                enabled: Vec::new(),
-            })
-        }
-        Run::Matched { distinct_states } => Ok(Verdict::Accepted {
-            steps: states.len() - 1,
-            distinct_states,
-        }),
-    }
-}
-
-/// Check a devmem trace against specs/DevmemTokens.tla under the constants
-/// `cfg`.
-///
-/// `states[0]` is the state before the first step (it must be Init), then
-/// one state per step. The simulator records `Devmem::model_state` before
-/// its first step and after each (also after a step that breaks an
-/// invariant: that step may still be one of the spec's):
-///
-/// ```ignore
-/// let mut sim = Sched::new(cfg.clone())?;
-/// let mut states = vec![sim.sys.model_state()];
-/// for _ in 0..steps {
-///     let r = sim.step_random();
-///     states.push(sim.sys.model_state());
-///     if !matches!(r, Ok(Some(_))) { break; }
-/// }
-/// let spec = cfg.spec.clone().with_mutant(Mutant::None);
-/// match devmem_trace::validate(&spec, &states)? {
-///     Verdict::Accepted { .. } => {}
-///     Verdict::Rejected { step, reason, .. } => panic!("step {step}: {reason}"),
-/// }
-/// ```
-///
-/// Stutters (a state repeated) are accepted. The model is removed when the
-/// trace is accepted and kept, and named in the reason or error, otherwise.
-/// TLC's cost grows with the token counts a step may pass: keep MaxCount
-/// small (DevmemConfig::limit).
-pub fn validate(cfg: &Config, states: &[State]) -> Result<Verdict, TraceError> {
-    let tlc = Tlc::locate().map_err(TraceError::NoTlc)?;
-    let scratch = SPEC.scratch();
-    match check(&tlc, cfg, states, &crate::specs_dir(), &scratch.dir) {
-        Ok(v @ Verdict::Accepted { .. }) => {
-            scratch.remove();
-            Ok(v)
-        }
-        Ok(Verdict::Rejected {
-            step,
-            reason,
-            enabled,
-        }) => Ok(Verdict::Rejected {
-            step,
-            reason: scratch.kept(reason),
-            enabled,
-        }),
-        Err(e) => Err(scratch.kept_err(e)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TlcResult;
     use ringlab_model::devmem::{Action, Mode, Sock};
 
     fn result(tool_output: &str) -> TlcResult {

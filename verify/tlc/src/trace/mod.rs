@@ -1,16 +1,78 @@
-//! What the trace checkers of the model-level specs share (copytx_trace,
-//! devmem_trace): a log of spec states written as a module beside copies
-//! of the spec and its trace spec, run by TLC in a directory of its own,
-//! and TLC's answer read back as "stuck at step k" or "every state
-//! matched". Each checker keeps what is its spec's own: how a state is
-//! printed and how a rejection is explained.
+//! Traces checked by TLC against their specs: a log of spec states
+//! written as a module beside copies of the spec and its trace spec, run
+//! by TLC in a directory of its own, and TLC's answer read back as one
+//! [`Verdict`] (validate.rs, the one path every spec takes). Each spec's
+//! file keeps what is its own ([`SpecTrace`]): how its constants and a
+//! state print, and how a rejection is explained. xsk_ring.rs: the
+//! simulator's ring traces (specs/XskRingTrace.tla); copy_tx.rs:
+//! XskCopyTxTrace.tla; devmem.rs: DevmemTokensTrace.tla.
+
+/// The path's functions for one spec `$spec` (a [`SpecTrace`] whose
+/// config and state are `$cfg` and `$state`), under the names every spec
+/// file offers: module, cfg_text, write_model, check, verdict, validate.
+macro_rules! trace_fns {
+    ($spec:ty, $cfg:ty, $state:ty) => {
+        /// The module defining `TraceLog`, one record per state.
+        pub fn module(cfg: &$cfg, states: &[$state]) -> Result<String, TraceError> {
+            $crate::trace::module::<$spec>(cfg, states)
+        }
+
+        /// The .cfg: the spec's constants, each model value as itself.
+        pub fn cfg_text(cfg: &$cfg) -> String {
+            $crate::trace::cfg_text::<$spec>(cfg)
+        }
+
+        /// Write the trace model and the specs it needs into `dir`.
+        pub fn write_model(
+            cfg: &$cfg,
+            states: &[$state],
+            specs: &std::path::Path,
+            dir: &std::path::Path,
+        ) -> Result<(), TraceError> {
+            $crate::trace::write_model::<$spec>(cfg, states, specs, dir)
+        }
+
+        /// Check `states` with TLC, the model written into `dir`.
+        pub fn check(
+            tlc: &$crate::Tlc,
+            cfg: &$cfg,
+            states: &[$state],
+            specs: &std::path::Path,
+            dir: &std::path::Path,
+        ) -> Result<Verdict, TraceError> {
+            $crate::trace::check::<$spec>(tlc, cfg, states, specs, dir)
+        }
+
+        /// What TLC's result says of `states`.
+        pub fn verdict(
+            r: &$crate::TlcResult,
+            cfg: &$cfg,
+            states: &[$state],
+        ) -> Result<Verdict, TraceError> {
+            $crate::trace::verdict::<$spec>(r, cfg, states)
+        }
+
+        /// Check `states` (`states[0]` the state before the first step,
+        /// which must be Init) in a fresh directory under the tree's
+        /// target/ringlab/, with the TLC found on this machine. Stutters
+        /// are accepted where the trace spec allows them; the model is
+        /// removed when the trace is accepted and kept, and named in the
+        /// reason or error, otherwise.
+        pub fn validate(cfg: &$cfg, states: &[$state]) -> Result<Verdict, TraceError> {
+            $crate::trace::validate::<$spec>(cfg, states)
+        }
+    };
+}
 
 pub mod copy_tx;
 pub mod devmem;
+mod validate;
 pub mod xsk_ring;
-pub mod xsk_ring_module;
+
+pub use validate::{check, cfg_text, module, validate, verdict, write_model, SpecTrace, Verdict};
 
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -54,18 +116,19 @@ pub struct TraceSpec {
 
 impl TraceSpec {
     /// The module defining `TraceLog` from one printed record per state;
-    /// it declares the model values so that the log can name them.
-    pub fn module_text(&self, model_values: &[&str], rows: &[String]) -> String {
-        format!(
-            "---- MODULE {} ----\nEXTENDS {}Trace\n\nCONSTANTS {}\n\nTraceLog == <<\n{}\n>>\n====\n",
-            self.module,
-            self.spec,
-            model_values.join(", "),
-            rows.iter()
-                .map(|r| format!("  {r}"))
-                .collect::<Vec<_>>()
-                .join(",\n")
-        )
+    /// it declares the model values (if any) so that the log can name
+    /// them, after a comment saying what was run (if given).
+    pub fn module_text(&self, comment: Option<&str>, model_values: &[&str], rows: &[String]) -> String {
+        let mut out = format!("---- MODULE {} ----\n", self.module);
+        if let Some(c) = comment {
+            let _ = writeln!(out, "\\* {c}");
+        }
+        let _ = writeln!(out, "EXTENDS {}Trace\n", self.spec);
+        if !model_values.is_empty() {
+            let _ = writeln!(out, "CONSTANTS {}\n", model_values.join(", "));
+        }
+        let rows: Vec<String> = rows.iter().map(|r| format!("  {r}")).collect();
+        out + &format!("TraceLog == <<\n{}\n>>\n====\n", rows.join(",\n"))
     }
 
     /// The .cfg: the spec's constants, each model value as itself.
@@ -208,11 +271,12 @@ pub fn read(r: &TlcResult) -> Result<Run, TraceError> {
 pub use ringlab_model::tla::differing;
 
 /// Why state 0 is not Init, given the variables that differ from Init.
-pub fn not_init(differ: &[&str]) -> String {
+pub fn not_init<T: AsRef<str>>(differ: &[T]) -> String {
     if differ.is_empty() {
         // Init prints as the log's first record, so the log's records and
         // the trace spec's Observed disagree on the variables.
         return "state 0 is not Init, though it prints as the model's Init: do the log's records and Observed name the same variables?".into();
     }
+    let differ: Vec<&str> = differ.iter().map(AsRef::as_ref).collect();
     format!("state 0 is not Init (it differs in {})", differ.join(", "))
 }

@@ -17,6 +17,31 @@ pub fn tlc() -> Tlc {
     Tlc::locate().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Two TLC runs at a time across the tests of a file: each run is mostly
+/// JVM start-up on one core, and more only contend.
+static TLC_SLOTS: [std::sync::Mutex<()>; 2] = [std::sync::Mutex::new(()), std::sync::Mutex::new(())];
+
+/// `f` on each item, half of them on each TLC slot.
+pub fn in_pairs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    let f = &f;
+    std::thread::scope(|sc| {
+        let halves: Vec<_> = items
+            .chunks(items.len().div_ceil(2).max(1))
+            .zip(&TLC_SLOTS)
+            .map(|(half, slot)| {
+                sc.spawn(move || {
+                    let one = |i: &I| {
+                        let _slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+                        f(i)
+                    };
+                    half.iter().map(one).collect::<Vec<T>>()
+                })
+            })
+            .collect();
+        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
 /// A fresh scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ringlab-model-{}-{name}", std::process::id()));

@@ -14,7 +14,7 @@ use ringlab_model::copy_tx::{Design, TxResult};
 
 use crate::copy_tx::config::{CopyTxConfig, Publish};
 use crate::copy_tx::cost::Cost;
-use crate::copy_tx::sched::socket_choices;
+use crate::copy_tx::pick::socket_choices;
 use crate::copy_tx::system::CopyTx;
 use ringlab_model::rng::Rng;
 

@@ -4,6 +4,7 @@
 
 use super::{Handle, Steps};
 use crate::xsk_ring::action::{Action, Choice, Counts, StepError};
+use crate::harness::Violation;
 use crate::xsk_ring::config::Side;
 use ringlab_ring::idx::{add, sub};
 use crate::xsk_ring::payload::Payload;
@@ -159,14 +160,15 @@ where
         self.loaded += 1;
         self.steps.counts.add(Action::ConsRead);
         if e.pos() != Some(pos) {
-            return Err(StepError::Violation(format!(
-                "consumer loaded the entry of {:?} at position {pos}",
-                e.pos()
+            return Err(StepError::Violation(Violation::of(
+                "ReadsPublished",
+                format!("consumer loaded the entry of {:?} at position {pos}", e.pos()),
             )));
         }
         if pos != expect {
-            return Err(StepError::Violation(format!(
-                "FIFO: consumer loaded position {pos}, expected {expect}"
+            return Err(StepError::Violation(Violation::of(
+                "FifoOrder",
+                format!("consumer loaded position {pos}, expected {expect}"),
             )));
         }
         Ok(loaded)
@@ -347,7 +349,7 @@ mod tests {
         unsafe { c.ring().write(0, XdpDesc::entry(4, true)) };
         c.cons_peek(1).unwrap();
         assert!(
-            matches!(c.cons_read(), Err(StepError::Violation(m)) if m.contains("entry of Some(4) at position 0"))
+            matches!(c.cons_read(), Err(StepError::Violation(v)) if v.detail.contains("entry of Some(4) at position 0"))
         );
     }
 }
