@@ -4,7 +4,8 @@
 set -euo pipefail
 
 APT_PKGS=(qemu-system-x86 busybox-static cpio flex bison bc libelf-dev libssl-dev
-          dwarves linux-source-6.12 iproute2 make gcc git xz-utils dash bash)
+          dwarves linux-source-6.12 iproute2 make gcc git xz-utils dash bash
+          bpftool clang llvm)
 
 bash "$(dirname "${BASH_SOURCE[0]}")/../../scripts/apt-install.sh" vm-deps "${APT_PKGS[@]}"
 if [ ! -f /usr/src/linux-source-6.12.tar.xz ]; then
