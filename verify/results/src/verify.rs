@@ -62,12 +62,20 @@ fn section_error(v: &Value) -> Option<String> {
         let Some(x) = v.get(key) else { return Some(format!("no {key:?} section")) };
         serde_json::from_value::<T>(x.clone()).err().map(|e| format!("section {key:?}: {e}"))
     }
+    fn list<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Option<String> {
+        let Some(items) = v.get(key).and_then(Value::as_array) else { return check::<Vec<T>>(v, key) };
+        items.iter().enumerate().find_map(|(i, x)| {
+            let e = serde_json::from_value::<T>(x.clone()).err()?;
+            let name = x.get("name").or_else(|| x.get("id")).and_then(Value::as_str).map(|n| format!(" ({n})")).unwrap_or_default();
+            Some(format!("section {key:?}, entry {i}{name}: {e}"))
+        })
+    }
     // an untagged section says only that no shape fits: try the one it meant
     let diff = v.get("diff").filter(|d| d.get("scenarios").is_some()).and_then(|_| check::<DiffDoc>(v, "diff"));
     let kernel = v.get("kernel").filter(|k| k.get("series").is_some()).and_then(|_| check::<KernelDoc>(v, "kernel"));
-    check::<Vec<ModelResult>>(v, "models")
-        .or_else(|| check::<Vec<ProofDoc>>(v, "proofs"))
-        .or_else(|| check::<Vec<MutantDoc>>(v, "mutants"))
+    list::<ModelResult>(v, "models")
+        .or_else(|| list::<ProofDoc>(v, "proofs"))
+        .or_else(|| list::<MutantDoc>(v, "mutants"))
         .or(diff)
         .or_else(|| check::<DiffSection>(v, "diff"))
         .or(kernel)
@@ -226,7 +234,10 @@ mod tests {
         v["diff"] = serde_json::json!({"skipped": "x", "kernel": "k"});
         v["proofs"] = serde_json::json!([{"name": "p"}]);
         let e = VerifyDoc::parse(&v.to_string(), "v.json").unwrap_err();
-        assert!(e.contains("section \"proofs\": missing field `expected`"), "{e}");
+        assert!(e.contains("section \"proofs\", entry 0 (p): missing field `expected`"), "{e}");
+        v["proofs"] = serde_json::json!(7);
+        let e = VerifyDoc::parse(&v.to_string(), "v.json").unwrap_err();
+        assert!(e.contains("section \"proofs\": invalid type: integer `7`, expected a sequence"), "{e}");
     }
 
     #[test]
