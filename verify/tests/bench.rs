@@ -37,6 +37,9 @@ fn quick_ring_and_sim_give_full_tables_charts_and_json() {
     let doc: Value = serde_json::from_slice(&run.stdout).expect("--json prints one JSON document");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
     assert_eq!(doc, saved, "bench.json holds what --json printed");
+    assert_eq!((doc["schema"].as_str(), doc["document"].as_str()), (Some(ringlab_model::schema::SCHEMA), Some("bench")));
+    let typed: ringlab_bench::BenchDoc = serde_json::from_value(doc.clone()).expect("bench.json reads as a BenchDoc");
+    assert_eq!(serde_json::to_value(&typed).unwrap(), doc, "and writes back the same");
     assert_eq!(doc["quick"], true);
     for key in ["cpu", "kernel", "date"] {
         assert!(doc["machine"][key].as_str().is_some_and(|s| !s.is_empty()), "machine.{key}");

@@ -10,7 +10,7 @@
 //!
 //! table.rs holds a result, chart.rs draws it as SVG, machine.rs says where
 //! it was measured. Every table is printed, drawn to `<out>/<id>.svg` and
-//! saved with the others in `<out>/bench.json`.
+//! saved with the others in `<out>/bench.json` (a [`BenchDoc`]).
 
 pub mod chart;
 pub mod live;
@@ -25,12 +25,13 @@ pub mod tlc;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use ringlab_model::paths::out_dir;
+use ringlab_model::schema::Header;
 use ringlab_tlc::manifest::{find_root, Manifest};
 use machine::Machine;
-use table::Table;
+use table::{Table, TableDoc};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Only {
@@ -133,13 +134,33 @@ pub fn default_out(root: &Path) -> PathBuf {
     out_dir(root).join("report").join("bench")
 }
 
-fn document(m: &Machine, quick: bool, tables: &[Table], charts: &[PathBuf]) -> serde_json::Value {
-    json!({
-        "machine": m,
-        "quick": quick,
-        "tables": tables.iter().map(Table::to_json).collect::<Vec<_>>(),
-        "charts": charts.iter().map(|c| c.display().to_string()).collect::<Vec<_>>(),
-    })
+fn document(m: &Machine, quick: bool, tables: &[Table], charts: &[PathBuf]) -> BenchDoc {
+    BenchDoc {
+        header: Header::new(BenchDoc::DOCUMENT),
+        machine: m.clone(),
+        quick,
+        tables: tables.iter().map(Table::to_doc).collect(),
+        charts: charts.iter().map(|c| c.display().to_string()).collect(),
+    }
+}
+
+/// bench.json, and what `ringlab bench --json` prints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchDoc {
+    #[serde(flatten)]
+    pub header: Header,
+    /// Where it was measured.
+    pub machine: Machine,
+    /// `--quick`: short runs, noisier figures.
+    pub quick: bool,
+    /// One table per benchmark, in the order they ran.
+    pub tables: Vec<TableDoc>,
+    /// The charts drawn, one SVG per table that has one.
+    pub charts: Vec<String>,
+}
+
+impl BenchDoc {
+    pub const DOCUMENT: &'static str = "bench";
 }
 
 /// Writes a chart per table; returns their paths.

@@ -1,9 +1,9 @@
 //! The machine a run measured: CPU model, cores, kernel, date. Figures from
 //! different machines are not comparable; ratios from one run are.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Machine {
     pub cpu: String,
     pub cores: usize,

@@ -1,7 +1,8 @@
 //! A benchmark's result: named columns, rows of values, notes, and how to
-//! print it (aligned text) or hand it on (JSON, where every number stays a
-//! number).
+//! print it (aligned text) or hand it on (`TableDoc` in bench.json, where
+//! every number stays a number).
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 /// How a column's numbers are printed.
@@ -156,8 +157,10 @@ impl Table {
         out
     }
 
-    pub fn to_json(&self) -> Value {
-        let rows: Vec<Value> = self
+    /// The table as bench.json holds it: every number stays a number (a
+    /// count an integer), a missing figure is null.
+    pub fn to_doc(&self) -> TableDoc {
+        let rows = self
             .rows
             .iter()
             .map(|r| {
@@ -171,19 +174,39 @@ impl Table {
                     };
                     m.insert(c.key.to_string(), x);
                 }
-                Value::Object(m)
+                m
             })
             .collect();
-        let columns: Vec<Value> = self.columns.iter().map(|c| json!({ "key": c.key, "head": c.head })).collect();
-        json!({
-            "id": self.id,
-            "title": self.title,
-            "columns": columns,
-            "rows": rows,
-            "notes": self.notes,
-            "skip": self.skip,
-        })
+        TableDoc {
+            id: self.id.to_string(),
+            title: self.title.clone(),
+            columns: self.columns.iter().map(|c| ColumnDoc { key: c.key.to_string(), head: c.head.to_string() }).collect(),
+            rows,
+            notes: self.notes.clone(),
+            skip: self.skip.clone(),
+        }
     }
+}
+
+/// A table in bench.json.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableDoc {
+    pub id: String,
+    pub title: String,
+    pub columns: Vec<ColumnDoc>,
+    /// A row: each column's key to its value (a number, a string, or null
+    /// where nothing was measured).
+    pub rows: Vec<Map<String, Value>>,
+    pub notes: Vec<String>,
+    /// Why the benchmark did not run.
+    pub skip: Option<String>,
+}
+
+/// A column: its key in the rows, and its printed heading.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ColumnDoc {
+    pub key: String,
+    pub head: String,
 }
 
 fn cell(v: &Val, fmt: Fmt) -> String {
@@ -272,11 +295,11 @@ mod tests {
             s,
             "== a table\nname       rate/s  ratio\nlong name   12.3M  1.50x\nb             950      -\n  a note\n"
         );
-        let j = t.to_json();
+        let j = serde_json::to_value(t.to_doc()).unwrap();
         assert_eq!(j["rows"][0]["rate"], 12_345_678.0);
         let mut c = Table::new("c", "counts", vec![col("n", "n", Fmt::Count)]);
         c.push(vec![64.0.into()]);
-        assert_eq!(c.to_json()["rows"][0]["n"].as_u64(), Some(64));
+        assert_eq!(c.to_doc().rows[0]["n"].as_u64(), Some(64));
         assert!(j["rows"][1]["r"].is_null());
     }
 
@@ -284,7 +307,7 @@ mod tests {
     fn skipped_table_says_why() {
         let t = Table::skipped("live", "live", "needs root");
         assert_eq!(t.render(), "== live\nSKIP: needs root\n");
-        assert_eq!(t.to_json()["skip"], "needs root");
+        assert_eq!(t.to_doc().skip.as_deref(), Some("needs root"));
     }
 
     #[test]

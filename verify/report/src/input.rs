@@ -5,67 +5,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use serde_json::Value;
-
-use ringlab_tlc::check::ModelResult;
-use ringlab_results::mutants::MutantResult;
+use ringlab_results::VerifyDoc;
 use ringlab_tlc::explorer::{from_sim, RingTrace};
 
 pub const NO_VERIFY_RUN: &str = "no verify run recorded: run `ringlab verify` first";
 
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct VerifyDoc {
-    #[serde(default)]
-    pub models: Vec<ModelResult>,
-    #[serde(default)]
-    pub proofs: Vec<ProofRow>,
-    #[serde(default)]
-    pub mutants: Vec<MutantResult>,
-    #[serde(default)]
-    pub ok: bool,
-    /// Sections later features add; shown as they are when present.
-    #[serde(default, alias = "diff")]
-    pub differential: Option<Value>,
-    #[serde(default)]
-    pub kernel: Option<Value>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct ProofRow {
-    pub name: String,
-    #[serde(default)]
-    pub about: String,
-    pub expected: String,
-    pub outcome: String,
-    #[serde(default)]
-    pub mutant: Option<String>,
-    #[serde(default)]
-    pub seconds: f64,
-    #[serde(default)]
-    pub counterexample: Option<BTreeMap<String, u64>>,
-}
-
-impl ProofRow {
-    pub fn ok(&self) -> bool {
-        self.outcome == self.expected
-    }
-}
-
-impl VerifyDoc {
-    /// Everything as expected (the recorded verdict and every row agree).
-    pub fn all_ok(&self) -> bool {
-        self.ok
-            && self.models.iter().all(ModelResult::ok)
-            && self.proofs.iter().all(ProofRow::ok)
-            && self.mutants.iter().all(MutantResult::ok)
-    }
-}
-
 /// The inputs, read from `dir` (target/ringlab).
 pub struct Inputs {
-    /// None when there is no verify.json (figures only).
+    /// None when there is no verify.json (figures only) or it does not read.
     pub verify: Option<VerifyDoc>,
+    /// Why verify.json does not read: the file, and what is wrong with it.
+    pub verify_error: Option<String>,
     /// When verify.json was written, seconds since the epoch.
     pub verify_time: Option<u64>,
     /// TLC counterexamples, by model name.
@@ -77,10 +27,13 @@ pub struct Inputs {
 
 pub fn read(dir: &Path) -> Result<Inputs, String> {
     let vpath = dir.join("verify.json");
-    let verify = match std::fs::read_to_string(&vpath) {
-        Ok(text) => Some(serde_json::from_str::<VerifyDoc>(&text).map_err(|e| format!("{}: {e}", vpath.display()))?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("{}: {e}", vpath.display())),
+    let (verify, verify_error) = match std::fs::read_to_string(&vpath) {
+        Ok(text) => match VerifyDoc::parse(&text, &vpath.display().to_string()) {
+            Ok(d) => (Some(d), None),
+            Err(e) => (None, Some(format!("{e} (`ringlab verify` records it anew)"))),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+        Err(e) => (None, Some(format!("{}: {e}", vpath.display()))),
     };
     let verify_time = std::fs::metadata(&vpath)
         .and_then(|m| m.modified())
@@ -118,7 +71,7 @@ pub fn read(dir: &Path) -> Result<Inputs, String> {
             Err(e) => skipped.push(e),
         }
     }
-    Ok(Inputs { verify, verify_time, counterexamples, sim, skipped })
+    Ok(Inputs { verify, verify_error, verify_time, counterexamples, sim, skipped })
 }
 
 /// The files of `dir` ending in `.ext`, sorted; none if there is no `dir`.
@@ -133,20 +86,6 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_a_verify_record_with_sections_missing() {
-        let doc: VerifyDoc = serde_json::from_str(
-            r#"{"models": [{"name": "m", "spec": "S.tla", "config": "c.cfg", "expected": "pass", "outcome": "pass",
-                "distinct_states": 3, "depth": 2, "seconds": 1.0}],
-                "proofs": [{"name": "p", "expected": "refuted", "outcome": "refuted", "counterexample": {"size": 4}}],
-                "mutants": [], "ok": true}"#,
-        )
-        .unwrap();
-        assert!(doc.all_ok());
-        assert!(doc.differential.is_none() && doc.kernel.is_none());
-        assert_eq!(doc.proofs[0].counterexample.as_ref().unwrap()["size"], 4);
-    }
 
     #[test]
     fn without_a_verify_record_every_saved_trace_is_read() {

@@ -9,7 +9,9 @@ pub mod input;
 pub mod layout;
 pub mod markup;
 pub mod page;
+pub mod sections;
 pub mod svg;
+pub mod templates;
 pub mod trace_page;
 pub mod view;
 pub mod words;
@@ -44,9 +46,10 @@ pub struct Written {
 pub fn write(dir: &Path, opts: &Opts) -> Result<Written, String> {
     let inputs = input::read(dir)?;
     if inputs.verify.is_none() && opts.figures.is_none() {
-        return Err(NO_VERIFY_RUN.into());
+        return Err(inputs.verify_error.unwrap_or_else(|| NO_VERIFY_RUN.into()));
     }
     let mut w = Written { skipped: inputs.skipped.clone(), ..Default::default() };
+    w.skipped.extend(inputs.verify_error.clone());
     if let Some(fig_dir) = &opts.figures {
         w.figures = write_figures(&inputs, fig_dir, &opts.figure_models)?;
     }
@@ -93,13 +96,13 @@ fn write_site(inputs: &Inputs, out: &Path, stamp: &Stamp) -> Result<PathBuf, Str
     let mut pages = BTreeMap::new();
     for (name, t) in &inputs.counterexamples {
         let rel = format!("traces/{}.html", file_stem(&t.title));
-        put(&out.join(&rel), &trace_page::trace_page(t, t.ring.is_some(), stamp))?;
+        put(&out.join(&rel), &trace_page::trace_page(t, t.ring.is_some(), stamp)?)?;
         pages.insert(name.clone(), rel);
     }
     let index = index_page::index_page(
         &index_page::IndexInput { doc, verify_time: inputs.verify_time, pages: &pages, sim: &sim, skipped: &inputs.skipped },
         stamp,
-    );
+    )?;
     put(&out.join("index.html"), &index)?;
     put(&out.join("report.css"), page::CSS)?;
     for (name, text) in assets::EXPLORER {
@@ -134,4 +137,48 @@ fn mkdir(d: &Path) -> Result<(), String> {
 
 fn put(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str, verify: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("ringlab-report-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("verify.json"), verify).unwrap();
+        d
+    }
+
+    fn opts(d: &Path, figures: bool) -> Opts {
+        Opts { out: d.join("report"), figures: figures.then(|| d.join("figures")), figure_models: vec![] }
+    }
+
+    #[test]
+    fn a_verify_json_that_does_not_read_is_named_with_what_is_wrong() {
+        let d = dir("bad", r#"{"schema": "ringlab/0", "document": "verify", "models": 3}"#);
+        let e = write(&d, &opts(&d, false)).unwrap_err();
+        assert!(e.starts_with(&format!("{}: schema \"ringlab/0\", this ringlab reads \"ringlab/1\"", d.join("verify.json").display())), "{e}");
+        // figures need no verify run: they are drawn, and the file is noted
+        let w = write(&d, &opts(&d, true)).unwrap();
+        assert!(w.index.is_none() && w.skipped[0].contains("ringlab/0"), "{:?}", w.skipped);
+        std::fs::write(d.join("verify.json"), r#"{"schema": "ringlab/1", "document": "verify", "models": ["#).unwrap();
+        assert!(write(&d, &opts(&d, false)).unwrap_err().contains("verify.json: not JSON (EOF while parsing"));
+        std::fs::write(d.join("verify.json"), r#"{"schema": "ringlab/1", "document": "bench"}"#).unwrap();
+        assert!(write(&d, &opts(&d, false)).unwrap_err().contains("verify.json: a \"bench\" document, not \"verify\""));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_verify_run_gives_the_whole_site() {
+        let doc = index_page::tests::doc();
+        let d = dir("site", &serde_json::to_string(&doc).unwrap());
+        let w = write(&d, &opts(&d, false)).unwrap();
+        assert_eq!(w.index.as_deref(), Some(d.join("report/index.html").as_path()));
+        for f in ["index.html", "report.css", "explorer.html", "explorer.js", "style.css", "traces.js"] {
+            assert!(d.join("report").join(f).is_file(), "{f}");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

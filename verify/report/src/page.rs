@@ -1,9 +1,8 @@
-//! The frame every report page shares: head, header, footer, stylesheet,
-//! and the legend of the ring diagrams.
+//! What every report page shares (templates/page.html is the frame): the
+//! stylesheet, the generation stamp, the legend of the ring diagrams.
 
-use std::fmt::Write;
+use serde::Serialize;
 
-use super::markup::esc;
 use super::svg::{owner_colour, CONS_COLOUR, PEEK_COLOUR, PROD_COLOUR};
 use super::view::OWNERS;
 use super::words::owner_doc;
@@ -31,18 +30,6 @@ impl Stamp {
     }
 }
 
-/// `up` is the path from the page to the report's root (`""` or `"../"`).
-pub fn page(title: &str, up: &str, nav: &str, body: &str, stamp: &Stamp) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<link rel=\"stylesheet\" href=\"{up}report.css\">\n</head>\n<body>\n\
-         <header class=\"top\"><h1>ringlab <span>verification report</span></h1>{nav}</header>\n<main>\n{body}\n</main>\n\
-         <footer>{}</footer>\n</body>\n</html>\n",
-        esc(title),
-        esc(&stamp.line())
-    )
-}
-
 /// A date and time in UTC, `2025-01-31 14:05 UTC`.
 pub fn utc(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
@@ -60,38 +47,30 @@ pub fn utc(secs: u64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
 }
 
-/// The diagram legend as HTML, as the explorer shows it.
-pub fn legend_html() -> String {
-    let mut o = String::from("<div class=\"legend\"><div class=\"legend-row\">");
-    for own in OWNERS {
-        let _ = write!(o, "<span class=\"chip\" title=\"{}\"><i style=\"background:{}\"></i>{own}</span>", esc(owner_doc(own)), owner_colour(own));
+/// What templates/legend.html draws the legend with: the owners' colours
+/// and words, and the counters' colours.
+#[derive(Serialize)]
+pub struct Legend {
+    pub owners: Vec<Owner>,
+    pub prod: &'static str,
+    pub cons: &'static str,
+    pub peek: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct Owner {
+    pub name: &'static str,
+    pub colour: &'static str,
+    pub doc: &'static str,
+}
+
+pub fn legend() -> Legend {
+    Legend {
+        owners: OWNERS.iter().map(|o| Owner { name: o, colour: owner_colour(o), doc: owner_doc(o) }).collect(),
+        prod: PROD_COLOUR,
+        cons: CONS_COLOUR,
+        peek: PEEK_COLOUR,
     }
-    o.push_str("</div><div class=\"legend-row\">");
-    let arrow = |fill: &str, stroke: &str, dashed: bool| {
-        format!(
-            "<svg width=\"14\" height=\"14\" viewBox=\"0 0 14 14\"><path d=\"M7,13 L1,2 L13,2 Z\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"1.5\"{}/></svg>",
-            if dashed { " stroke-dasharray=\"2 2\"" } else { "" }
-        )
-    };
-    let _ = write!(
-        o,
-        "<span class=\"chip\">{}{}prod, cons: the shared counters</span><span class=\"chip\">{}{}a side's own copy</span>\
-         <span class=\"chip\">{}last load</span><span class=\"chip\">{}cSpec: early load</span>\
-         <span class=\"chip\"><svg width=\"22\" height=\"14\" viewBox=\"0 0 22 14\"><path d=\"M2,7 h18\" stroke=\"{PEEK_COLOUR}\" stroke-width=\"5\" stroke-linecap=\"round\"/></svg>cRd..cEnd: peeked, not loaded</span>",
-        arrow(PROD_COLOUR, PROD_COLOUR, false),
-        arrow(CONS_COLOUR, CONS_COLOUR, false),
-        arrow("#fff", PROD_COLOUR, false),
-        arrow("#fff", CONS_COLOUR, false),
-        arrow("#fff", "#047857", true),
-        arrow("#fff", "#7c3aed", true),
-    );
-    o.push_str(
-        "</div><div class=\"legend-row note\">Outside the ring: the producer's variables; inside: the consumer's. \
-         Amber: producer positions (prod and its copies pProd, pWr, cProd); blue: consumer positions (cons, pCons, cCons). \
-         Slot label: the position whose entry the slot holds (– never stored, ! invalid descriptor). \
-         Black outline, highlighted label: changed by this step.</div></div>",
-    );
-    o
 }
 
 #[cfg(test)]

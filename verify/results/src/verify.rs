@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use ringlab_kernel::diff_doc::DiffDoc;
 use ringlab_kernel::kernel_test::KernelDoc;
-use ringlab_model::schema::Header;
+use ringlab_model::schema::{Header, SCHEMA};
+use serde_json::Value;
 use ringlab_tlc::check::ModelResult;
 
 use crate::mutants::MutantDoc;
@@ -36,15 +37,50 @@ impl VerifyDoc {
             && self.mutants.iter().all(|m| m.result.ok())
     }
 
-    /// Reads verify.json, refusing another schema or document.
+    /// Reads verify.json, refusing another schema or document; an error
+    /// names `what` and, where it can, the section that does not fit.
     pub fn parse(text: &str, what: &str) -> Result<VerifyDoc, String> {
-        let d: VerifyDoc = serde_json::from_str(text).map_err(|e| format!("{what}: {e}"))?;
-        d.header.check(what)?;
-        if d.header.document != Self::DOCUMENT {
-            return Err(format!("{what}: a {:?} document, not {:?}", d.header.document, Self::DOCUMENT));
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("{what}: not JSON ({e})"))?;
+        let Some(fields) = v.as_object() else {
+            return Err(format!("{what}: not a JSON object"));
+        };
+        if !fields.contains_key("schema") {
+            return Err(format!("{what}: no \"schema\" field, so not a {SCHEMA} document (written by an older ringlab?)"));
         }
-        Ok(d)
+        let header: Header = serde_json::from_value(v.clone()).map_err(|e| format!("{what}: {e}"))?;
+        header.check(what)?;
+        if header.document != Self::DOCUMENT {
+            return Err(format!("{what}: a {:?} document, not {:?}", header.document, Self::DOCUMENT));
+        }
+        serde_json::from_value(v.clone()).map_err(|e| format!("{what}: {}", section_error(&v).unwrap_or_else(|| e.to_string())))
     }
+}
+
+/// Which section of a verify document does not read, and why.
+fn section_error(v: &Value) -> Option<String> {
+    fn check<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Option<String> {
+        let Some(x) = v.get(key) else { return Some(format!("no {key:?} section")) };
+        serde_json::from_value::<T>(x.clone()).err().map(|e| format!("section {key:?}: {e}"))
+    }
+    fn list<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Option<String> {
+        let Some(items) = v.get(key).and_then(Value::as_array) else { return check::<Vec<T>>(v, key) };
+        items.iter().enumerate().find_map(|(i, x)| {
+            let e = serde_json::from_value::<T>(x.clone()).err()?;
+            let name = x.get("name").or_else(|| x.get("id")).and_then(Value::as_str).map(|n| format!(" ({n})")).unwrap_or_default();
+            Some(format!("section {key:?}, entry {i}{name}: {e}"))
+        })
+    }
+    // an untagged section says only that no shape fits: try the one it meant
+    let diff = v.get("diff").filter(|d| d.get("scenarios").is_some()).and_then(|_| check::<DiffDoc>(v, "diff"));
+    let kernel = v.get("kernel").filter(|k| k.get("series").is_some()).and_then(|_| check::<KernelDoc>(v, "kernel"));
+    list::<ModelResult>(v, "models")
+        .or_else(|| list::<ProofDoc>(v, "proofs"))
+        .or_else(|| list::<MutantDoc>(v, "mutants"))
+        .or(diff)
+        .or_else(|| check::<DiffSection>(v, "diff"))
+        .or(kernel)
+        .or_else(|| check::<KernelSection>(v, "kernel"))
+        .or_else(|| check::<bool>(v, "ok"))
 }
 
 /// How many of a campaign's kernel traces TLC validated against the spec.
@@ -183,6 +219,25 @@ mod tests {
         v["schema"] = ringlab_model::schema::SCHEMA.into();
         v["document"] = "bench".into();
         assert!(VerifyDoc::parse(&v.to_string(), "verify.json").unwrap_err().contains("bench"));
+    }
+
+    #[test]
+    fn a_document_that_does_not_fit_names_the_section() {
+        let e = VerifyDoc::parse("{\"models\": []}", "v.json").unwrap_err();
+        assert!(e.contains("v.json: no \"schema\" field"), "{e}");
+        assert!(VerifyDoc::parse("[1]", "v.json").unwrap_err().contains("not a JSON object"));
+        assert!(VerifyDoc::parse("{", "v.json").unwrap_err().starts_with("v.json: not JSON"));
+        let mut v = serde_json::to_value(doc(DiffSection::Skipped { skipped: "x".into(), kernel: "k".into() })).unwrap();
+        v["diff"] = serde_json::json!({"scenarios": "many"});
+        let e = VerifyDoc::parse(&v.to_string(), "v.json").unwrap_err();
+        assert!(e.starts_with("v.json: section \"diff\": invalid type: string \"many\""), "{e}");
+        v["diff"] = serde_json::json!({"skipped": "x", "kernel": "k"});
+        v["proofs"] = serde_json::json!([{"name": "p"}]);
+        let e = VerifyDoc::parse(&v.to_string(), "v.json").unwrap_err();
+        assert!(e.contains("section \"proofs\", entry 0 (p): missing field `expected`"), "{e}");
+        v["proofs"] = serde_json::json!(7);
+        let e = VerifyDoc::parse(&v.to_string(), "v.json").unwrap_err();
+        assert!(e.contains("section \"proofs\": invalid type: integer `7`, expected a sequence"), "{e}");
     }
 
     #[test]

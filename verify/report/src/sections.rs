@@ -1,0 +1,265 @@
+//! The diff and kernel sections of index.html, from verify.json's typed
+//! `DiffSection` and `KernelSection` (templates/diff.html, kernel.html).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use ringlab_kernel::diff_doc::DiffDoc;
+use ringlab_kernel::kernel_test::doc::{CampaignRun, Guests, KernelDoc};
+use ringlab_kernel::probe::Probe;
+use ringlab_results::{ChainSummary, DiffSection, KernelSection};
+
+/// The live-kernel campaign: skipped, failed to run, or its figures.
+#[derive(Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum DiffView<'a> {
+    Skipped { skipped: &'a str, kernel: &'a str },
+    Failed { error: &'a str, kernel: &'a str, seed: u64 },
+    Ran { campaign: &'a DiffDoc, chain: Option<Chain> },
+}
+
+/// The chain's TLC validation of the campaign's kernel traces: its
+/// counts, and every field as a row (it has no type of its own yet).
+#[derive(Serialize)]
+pub struct Chain {
+    counts: Option<Counts>,
+    rows: Vec<Row>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    validated: u64,
+    rejected: u64,
+}
+
+#[derive(Serialize)]
+struct Row {
+    key: String,
+    value: String,
+}
+
+impl<'a> DiffView<'a> {
+    pub fn of(d: &'a DiffSection) -> DiffView<'a> {
+        match d {
+            DiffSection::Skipped { skipped, kernel } => DiffView::Skipped { skipped, kernel },
+            DiffSection::Failed { error, kernel, seed } => DiffView::Failed { error, kernel, seed: *seed },
+            DiffSection::Ran { campaign, chain } => DiffView::Ran { campaign, chain: chain.as_ref().map(Chain::of) },
+        }
+    }
+}
+
+impl Chain {
+    fn of(c: &ChainSummary) -> Chain {
+        let count = |k: &str| c.get(k).and_then(Value::as_u64);
+        let counts = count("validated").zip(count("rejected")).map(|(validated, rejected)| Counts { validated, rejected });
+        let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
+        let rows = match c {
+            Value::Object(m) => m.iter().map(|(k, v)| Row { key: k.clone(), value: text(v) }).collect(),
+            v => vec![Row { key: "chain".into(), value: text(v) }],
+        };
+        Chain { counts, rows }
+    }
+}
+
+/// `ringlab kernel-test` on the series: not asked for, failed to run, or
+/// its document with the guests' runs as rows.
+#[derive(Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum KernelView<'a> {
+    Skipped {
+        skipped: &'a str,
+    },
+    Failed {
+        error: &'a str,
+    },
+    Ran {
+        doc: &'a KernelDoc,
+        /// verify's closing words for it.
+        line: String,
+        guests: Option<&'a Guests>,
+        campaigns: Vec<CampaignRow<'a>>,
+        faults: Vec<FaultRow<'a>>,
+        probes: Vec<ProbeRow<'a>>,
+        /// The section as verify.json holds it.
+        json: String,
+    },
+}
+
+#[derive(Serialize)]
+pub struct CampaignRow<'a> {
+    kernel: &'static str,
+    name: &'a str,
+    scenarios: u64,
+    divergences: u64,
+    error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct FaultRow<'a> {
+    kernel: &'a str,
+    name: &'a str,
+    injected: u64,
+    lost: u64,
+    double: u64,
+    leaks: u64,
+    ok: bool,
+    note: String,
+}
+
+#[derive(Serialize)]
+pub struct ProbeRow<'a> {
+    kernel: &'static str,
+    probe: Option<&'a Probe>,
+    error: &'a str,
+}
+
+impl<'a> KernelView<'a> {
+    pub fn of(k: &'a KernelSection) -> KernelView<'a> {
+        let d = match k {
+            KernelSection::Skipped { skipped } => return KernelView::Skipped { skipped },
+            KernelSection::Failed { error } => return KernelView::Failed { error },
+            KernelSection::Ran(d) => d,
+        };
+        let guests = d.guests.as_ref();
+        let campaign = |kernel, r: &'a CampaignRun| CampaignRow {
+            kernel,
+            name: &r.name,
+            scenarios: r.scenarios(),
+            divergences: r.divergences(),
+            error: r.error.as_deref(),
+        };
+        let campaigns = guests
+            .map(|g| std::iter::once(campaign("baseline", &g.diff.baseline)).chain(g.diff.patched.runs.iter().map(|r| campaign("patched", r))).collect())
+            .unwrap_or_default();
+        let faults = guests
+            .map(|g| {
+                g.faults
+                    .runs
+                    .iter()
+                    .map(|f| FaultRow {
+                        kernel: f.kernel_label.as_deref().unwrap_or("?"),
+                        name: &f.name,
+                        injected: f.injected(),
+                        lost: f.lost(),
+                        double: f.double(),
+                        leaks: f.leaks(),
+                        ok: f.error.is_none() && f.skipped.is_none() && f.injected() > 0 && f.lost() + f.double() + f.leaks() == 0,
+                        note: match (&f.error, &f.skipped) {
+                            (Some(e), _) => e.clone(),
+                            (None, Some(why)) => format!("skipped: {why}"),
+                            _ => String::new(),
+                        },
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let probes = guests
+            .map(|g| {
+                [("baseline", &g.probe.baseline), ("patched", &g.probe.patched)]
+                    .into_iter()
+                    .map(|(kernel, p)| ProbeRow { kernel, probe: p.probe.as_ref(), error: p.error.as_deref().unwrap_or("no answer") })
+                    .collect()
+            })
+            .unwrap_or_default();
+        KernelView::Ran {
+            doc: d,
+            line: k.line(),
+            guests,
+            campaigns,
+            faults,
+            probes,
+            json: serde_json::to_string_pretty(d).unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index_page::tests::{doc, render};
+    use ringlab_kernel::faults::FaultReport;
+    use ringlab_kernel::kernel_test::doc::{DiffRuns, FaultRun, FaultRuns, MutantRun, PatchedRuns, ProbeRun, Xskxceiver, XskxceiverPair, W1};
+    use ringlab_results::VerifyDoc;
+
+    fn ran(chain: Option<Value>) -> DiffSection {
+        let campaign = DiffDoc {
+            kernel: "6.18.1".into(),
+            profile: "6.18".into(),
+            seed: 1,
+            scenarios: 500,
+            operations: 8601,
+            replay_files: vec!["target/ringlab/diff/d.json".into()],
+            ..Default::default()
+        };
+        DiffSection::Ran { campaign, chain }
+    }
+
+    #[test]
+    fn diff_section_shows_figures_or_why_it_did_not_run() {
+        let html = render(&VerifyDoc { diff: ran(None), ..doc() });
+        assert!(html.contains("<tr><th>operations</th><td>8601</td></tr>"), "{html}");
+        assert!(html.contains("<p>replay: <code>ringlab diff --replay target/ringlab/diff/d.json</code></p>"));
+        assert!(!html.contains("id=\"chain\""));
+        assert!(render(&doc()).contains("<p class=\"none\">SKIPPED: not root</p>"));
+        let failed = DiffSection::Failed { error: "no AF_XDP".into(), kernel: "6.1".into(), seed: 1 };
+        let html = render(&VerifyDoc { diff: failed, ok: false, ..doc() });
+        assert!(html.contains("<p class=\"bad-text\">The campaign did not run: no AF_XDP</p>"));
+        assert!(html.contains("<li>live-kernel diff failed to run (no AF_XDP)</li>"), "{html}");
+    }
+
+    #[test]
+    fn the_chain_is_shown_when_present() {
+        let chain = serde_json::json!({"validated": 498, "rejected": 2, "spec": "XskRing.tla"});
+        let html = render(&VerifyDoc { diff: ran(Some(chain)), ..doc() });
+        assert!(html.contains("<p class=\"bad-text\">498 validated against the spec, 2 rejected.</p>"), "{html}");
+        assert!(html.contains("<tr><th>spec</th><td>XskRing.tla</td></tr>"));
+        // any other shape is shown as it is
+        let html = render(&VerifyDoc { diff: ran(Some(serde_json::json!("later"))), ..doc() });
+        assert!(html.contains("<tr><th>chain</th><td>later</td></tr>"), "{html}");
+    }
+
+    fn kernel_doc() -> KernelDoc {
+        let x = Xskxceiver { pass: Some(3), fail: Some(0), skip: Some(1), ..Default::default() };
+        let fault = FaultRun {
+            name: "faults-batch0-budget32".into(),
+            kernel_label: Some("baseline".into()),
+            report: Some(FaultReport { injected: 4, leaks: 1, ..Default::default() }),
+            ..Default::default()
+        };
+        let campaign = |name: &str| CampaignRun { name: name.into(), doc: Some(DiffDoc { scenarios: 5, ..Default::default() }), ..Default::default() };
+        KernelDoc {
+            series: "kernel/patches/series".into(),
+            patches: 2,
+            w1: W1 { applied: 2, ..Default::default() },
+            vm: true,
+            guests: Some(Guests {
+                xskxceiver: XskxceiverPair { baseline: x.clone(), patched: x, ..Default::default() },
+                diff: DiffRuns {
+                    baseline: campaign("diff-mainline"),
+                    patched: PatchedRuns { runs: vec![campaign("diff-batch16-budget64")], ..Default::default() },
+                },
+                faults: FaultRuns::of(vec![fault]),
+                mutants: vec![MutantRun { patch: "m.patch".into(), caught: true, caught_by: vec!["faults".into()], ..Default::default() }],
+                probe: ringlab_kernel::kernel_test::doc::ProbePair { baseline: ProbeRun { error: Some("boot failed".into()), probe: None }, ..Default::default() },
+                ..Default::default()
+            }),
+            problems: vec!["baseline faults-batch0-budget32: 0 lost, 0 completed twice, 1 CQ slots leaked".into()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn kernel_section_from_the_kernel_document() {
+        let html = render(&VerifyDoc { kernel: KernelSection::Ran(Box::new(kernel_doc())), ok: false, ..doc() });
+        assert!(html.contains("<tr><th>series</th><td><code>kernel/patches/series</code>, 2 patches</td></tr>"), "{html}");
+        assert!(html.contains("<tr><td>baseline</td><td class=\"num\">3</td><td class=\"num\">0</td><td class=\"num\">1</td>"));
+        assert!(html.contains("<td>patched</td><td><code>diff-batch16-budget64</code></td><td class=\"num\">5</td>"));
+        assert!(html.contains("<tr class=\"fail\"><td>baseline</td><td><code>faults-batch0-budget32</code></td><td class=\"num\">4</td>"));
+        assert!(html.contains("<td><code>m.patch</code></td><td><span class=\"pass\">caught</span></td><td>faults</td>"));
+        assert!(html.contains("<tr class=\"fail\"><td>baseline</td><td colspan=\"5\">boot failed</td></tr>"));
+        assert!(html.contains("<li class=\"fail\">baseline faults-batch0-budget32: 0 lost"));
+        assert!(html.contains("<details><summary>as recorded in verify.json</summary><pre>{"));
+        let html = render(&VerifyDoc { kernel: KernelSection::Failed { error: "no qemu".into() }, ok: false, ..doc() });
+        assert!(html.contains("<p class=\"bad-text\">kernel-test did not run: no qemu</p>"));
+    }
+}
