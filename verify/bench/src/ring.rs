@@ -350,7 +350,9 @@ pub fn measure<T: Tx, R: Rx>(mut tx: T, mut rx: R, batch: u32, run: Duration) ->
             pin(0);
             start.wait();
             let mut seq = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // At least one entry, even when this thread first runs after
+            // `run` is over (a loaded machine): a rate needs a delivery.
+            while seq == 0 || !stop.load(Ordering::Relaxed) {
                 let n = tx.send(seq, batch);
                 if n == 0 {
                     std::hint::spin_loop();
