@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
-use crate::copy_tx::{first_rejected_with, Action, Config, Rejected, Desc, Frame, Sock, Stage, State, TxResult};
+use crate::copy_tx::{first_rejected_with, Action, Call, Config, Rejected, Desc, Frame, Sock, Stage, State, TxResult};
 
 use super::ghost::{Compl, Id, TxSlot};
 use super::profile::Profile;
@@ -112,6 +112,15 @@ impl SpecTrace {
         first_rejected_with(&self.config, &self.states, |k, from| self.steps[k].likely(from))
     }
 
+    /// The trace as an Apalache ITF document (copy_tx::itf), each state
+    /// with the action and operation of the step that led to it.
+    pub fn itf(&self, meta: serde_json::Value) -> serde_json::Value {
+        crate::copy_tx::itf::document(&self.config, &self.states, meta, |k| {
+            let st = self.steps.get(k.checked_sub(1)?)?;
+            Some(serde_json::json!({ "action": st.action, "op": st.op }))
+        })
+    }
+
     /// The same trace under `n` frames (n >= its own): the frames added
     /// are never submitted, so they are free in every state.
     pub fn with_frames(&self, n: usize) -> SpecTrace {
@@ -121,6 +130,26 @@ impl SpecTrace {
         t.config.frames.extend((have..n).map(|f| format!("f{f}")));
         for s in &mut t.states {
             s.free.extend((have..n).map(|f| f as Frame));
+        }
+        t
+    }
+}
+
+impl SpecTrace {
+    /// The same trace with `n` sockets (n >= its own): the sockets added
+    /// stay idle with empty rings in every state.
+    pub fn with_sockets(&self, n: usize) -> SpecTrace {
+        let have = self.config.sockets.len();
+        assert!((have..=8).contains(&n), "{n} sockets for a trace of {have}");
+        let mut t = self.clone();
+        t.config.sockets.extend((have..n).map(|s| format!("s{}", s + 1)));
+        for s in &mut t.states {
+            s.tx.resize(n, Vec::new());
+            s.call.resize(n, Call::IDLE);
+            s.part.resize(n, Vec::new());
+            s.drain.resize(n, false);
+            s.pubd.resize(n, false);
+            s.rewound.resize(n, false);
         }
         t
     }

@@ -123,11 +123,17 @@ fn a_corrupted_state_is_rejected_at_its_step() {
 }
 
 #[test]
-fn more_frames_keep_a_trace_a_trace() {
+fn more_frames_and_sockets_keep_a_trace_a_trace() {
     let t = spec_trace(&mixed(), &Profile::for_release("6.18")).unwrap().with_frames(9);
     assert_eq!(t.config.frames.len(), 9);
     assert!(t.states.iter().all(|s| (5..9).all(|f| s.free.contains(&f))));
     assert_eq!(t.first_rejected(), None);
+    let one = Scenario { setup: setup(false, false), ops: mixed().ops[..5].to_vec() };
+    let t = spec_trace(&one, &Profile::for_release("6.12")).unwrap();
+    assert_eq!(t.config.sockets.len(), 1);
+    let w = t.with_sockets(2);
+    assert_eq!((w.config.sockets.len(), w.states[3].call.len()), (2, 2));
+    assert_eq!(w.first_rejected(), None);
 }
 
 #[test]

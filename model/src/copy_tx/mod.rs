@@ -8,6 +8,7 @@ mod batch;
 mod config;
 mod driver;
 mod invariants;
+pub mod itf;
 mod next;
 mod state;
 mod steps;

@@ -7,6 +7,7 @@
 
 pub mod copy_tx;
 pub mod devmem;
+pub mod kernel_chain;
 pub mod xsk_ring;
 pub mod xsk_ring_module;
 
