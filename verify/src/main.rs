@@ -145,8 +145,8 @@ fn diff_line(d: &serde_json::Value) -> String {
         return format!("live-kernel diff failed to run ({e})");
     }
     format!(
-        "live-kernel diff {} scenarios with {} divergences",
-        d["scenarios"], d["divergences"]
+        "live-kernel diff {} scenarios with {} divergences{}",
+        d["scenarios"], d["divergences"], ringlab::cmd::diff::chain_words(d)
     )
 }
 

@@ -74,7 +74,7 @@ pub fn first_rejected_with(
             .map(|(a, t)| (differ(cfg, t, to), a))
             .min_by_key(|(d, _)| d.len());
         let (differ, nearest) = match nearest {
-            Some((d, a)) => (d, Some(a.to_string())),
+            Some((d, a)) => (d, Some(a.spec_text(cfg))),
             None => (differ(cfg, from, to), None),
         };
         return Some(Rejected { step: k + 1, differ, nearest });

@@ -1,6 +1,8 @@
 //! `ringlab diff`: the model of AF_XDP copy mode against the running
-//! kernel (ringlab-kernel). Prints `SKIP: <reason>` and succeeds only when
-//! this process cannot reach the kernel's AF_XDP at all.
+//! kernel (ringlab-kernel), then every scenario they agreed on validated
+//! against specs/XskCopyTx.tla (cmd::chain). Prints `SKIP: <reason>` and
+//! succeeds only when this process cannot reach the kernel's AF_XDP at
+//! all.
 
 use std::path::PathBuf;
 
@@ -9,6 +11,8 @@ use serde_json::json;
 
 use ringlab_kernel::campaign::{self, Opts, Summary};
 use ringlab_kernel::env::{release, skip_reason};
+
+use super::chain;
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -24,6 +28,13 @@ pub struct DiffArgs {
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+    /// Do not validate the kernel traces against XskCopyTx with TLC
+    #[arg(long)]
+    no_chain: bool,
+    /// Also write each kernel trace as an Apalache ITF file under
+    /// target/ringlab/diff/traces/
+    #[arg(long)]
+    itf: bool,
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool, String> {
@@ -50,17 +61,74 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     });
     eprintln!("diff: seed {seed} (rerun with --seed {seed})");
     let out = ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff"));
+    let itf = a.itf.then(|| out.as_ref().map(|o| o.join("traces"))).flatten();
     let sum = campaign::run(Opts { scenarios: a.scenarios, seed, progress: true, out, stop_after: None }).map_err(|e| e.to_string())?;
+    let chain = (!a.no_chain).then(|| chain_of(&sum, itf.as_deref(), true));
     if a.json {
         println!(
             "{}",
             json!({"scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
-                   "kernel": sum.kernel, "seed": sum.seed})
+                   "kernel": sum.kernel, "seed": sum.seed, "chain": chain})
         );
     } else {
         print_summary(&sum);
+        if let Some(c) = &chain {
+            println!("{}", chain_line(c));
+        }
     }
-    Ok(sum.divergences.is_empty())
+    Ok(sum.divergences.is_empty() && chain.as_ref().map_or(true, chain::ok))
+}
+
+/// Validates the campaign's kernel traces against the spec (stderr says
+/// how it went); its `"chain"` JSON.
+fn chain_of(sum: &Summary, itf: Option<&std::path::Path>, progress: bool) -> serde_json::Value {
+    if progress {
+        eprintln!("diff: validating {} kernel traces against XskCopyTx with TLC", sum.chain.len());
+    }
+    let r = chain::of_summary(sum, itf);
+    if let Ok(r) = &r {
+        for x in &r.rejected {
+            eprintln!("diff: chain: {x}");
+        }
+    }
+    let c = chain::section(&r);
+    if progress {
+        eprintln!("diff: {}", chain_line(&c));
+    }
+    c
+}
+
+/// How many kernel traces the spec accepted, for people.
+pub fn chain_line(c: &serde_json::Value) -> String {
+    if let Some(e) = c["error"].as_str() {
+        return format!("kernel traces not validated against XskCopyTx: {e}");
+    }
+    let mut out = format!(
+        "{} kernel traces validated against XskCopyTx, {} rejected ({} steps, {} TLC runs, {}s)",
+        c["validated"], c["rejected"], c["steps"], c["tlc_runs"], c["seconds"]
+    );
+    if c["unprojected"].as_u64().unwrap_or(0) > 0 {
+        out += &format!(", {} not projected", c["unprojected"]);
+    }
+    out
+}
+
+/// The chain's part of `ringlab verify`'s closing line, from the diff
+/// section: ", N kernel traces validated against XskCopyTx".
+pub fn chain_words(d: &serde_json::Value) -> String {
+    let c = &d["chain"];
+    if c.is_null() {
+        return String::new();
+    }
+    if c["error"].is_string() {
+        return ", kernel traces NOT validated against XskCopyTx".into();
+    }
+    let rejected = c["rejected"].as_u64().unwrap_or(0);
+    let mut out = format!(", {} kernel traces validated against XskCopyTx", c["validated"]);
+    if rejected > 0 {
+        out += &format!(", {rejected} REJECTED");
+    }
+    out
 }
 
 /// The campaign `ringlab verify` runs: its `"diff"` section, and whether
@@ -88,11 +156,12 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> (serde_json:
                 sum.operations,
                 sum.divergences.len()
             );
-            let ok = sum.divergences.is_empty();
+            let chain = chain_of(&sum, None, progress);
+            let ok = sum.divergences.is_empty() && chain::ok(&chain);
             (
                 json!({"scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
                        "kernel": sum.kernel, "profile": sum.profile, "seed": sum.seed,
-                       "replay_files": sum.replay_files}),
+                       "replay_files": sum.replay_files, "chain": chain}),
                 ok,
             )
         }

@@ -153,6 +153,9 @@ fn diff(name: ProfileName, tx: TxArgs, scenarios: u64, seed_arg: Option<u64>, ou
         "kernel": sum.kernel, "profile": sum.profile, "batch": batch, "budget": budget, "seed": seed,
         "scenarios": sum.scenarios, "operations": sum.operations, "divergences": sum.divergences.len(),
         "first_divergence": sum.divergences.first(), "replay_files": sum.replay_files, "seconds": sum.seconds,
+        // For the host's chain check (ringlab::cmd::chain::vm_campaign).
+        "chain_candidates": sum.chain.len(),
+        "diverged_seeds": sum.divergences.iter().map(|d| d.seed).collect::<Vec<_>>(),
     }));
     Ok(if sum.divergences.is_empty() { 0 } else { 1 })
 }

@@ -1,4 +1,5 @@
 //! Subcommands of `ringlab`.
 
+pub mod chain;
 pub mod diff;
 pub mod sim;
