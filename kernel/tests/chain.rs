@@ -34,7 +34,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 #[test]
 fn every_step_of_every_scenario_is_a_step_of_the_spec() {
     let seed = env_u64("RINGLAB_CHAIN_SEED", 0xc4a1_0001);
-    let n = env_u64("RINGLAB_CHAIN_N", 40);
+    let n = env_u64("RINGLAB_CHAIN_N", 100);
     println!("seed {seed} ({n} scenarios per profile; RINGLAB_CHAIN_SEED={seed} replays)");
     let mut actions: BTreeMap<&str, u64> = BTreeMap::new();
     let (mut steps, mut too_big) = (0, 0);

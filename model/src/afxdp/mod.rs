@@ -18,6 +18,7 @@ mod profile;
 mod project;
 mod rx;
 mod scenario;
+mod trace;
 mod state;
 mod tx;
 mod validate;
@@ -27,7 +28,8 @@ mod batch_tests;
 #[cfg(test)]
 mod chain_tests;
 
-pub use chain::{spec_trace, Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};
+pub use chain::spec_trace;
+pub use trace::{Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};
 pub use ghost::{Compl, Id, TxSlot, Via};
 pub use poll::{POLLIN_MASK, POLLOUT_MASK};
 pub use profile::{DropFrags, Profile};

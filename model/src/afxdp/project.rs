@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 
 use crate::copy_tx::{Call, Config, Design, Desc, DropFrags, Frame, Mutant, PublishFrags, Skb, Slot, Sock, Stage, State, TxResult};
 
-use super::chain::{ProjectionError, Recorder};
+use super::chain::Recorder;
+use super::trace::ProjectionError;
 use super::ghost::{Compl, TxSlot, Via};
 use super::profile::{self, Profile};
 use super::state::{Model, Ring};

@@ -4,12 +4,14 @@
 //! checks, through specs/XskCopyTxTraces.tla, that every step is a step
 //! of the spec. Traces whose constants differ only in Frames share one
 //! TLC run (the group's largest Frames; the frames a trace does not use
-//! stay free), so many traces cost few JVM starts.
+//! stay free), so many traces cost few JVM starts, two at a time.
 
 mod log;
 pub mod report;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use ringlab_model::afxdp::SpecTrace;
@@ -226,14 +228,34 @@ fn check_group(tlc: &Tlc, traces: &[&SpecTrace]) -> Result<Vec<Verdict>, TraceEr
     Ok(verdicts)
 }
 
-/// Checks every trace with TLC, in as few runs as their constants allow.
+/// TLC runs at once: two, or one on a single CPU.
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(2)
+}
+
+/// Checks every trace with TLC, in as few runs as their constants allow
+/// (two at a time where there are two CPUs).
 pub fn check(traces: &[SpecTrace]) -> Result<Checked, TraceError> {
     let tlc = Tlc::locate().map_err(TraceError::NoTlc)?;
-    let mut verdicts = vec![Verdict::Accepted; traces.len()];
     let gs = groups(traces);
-    for g in &gs {
-        let ts: Vec<&SpecTrace> = g.iter().map(|&i| &traces[i]).collect();
-        for (i, v) in g.iter().zip(check_group(&tlc, &ts)?) {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Result<Vec<Verdict>, TraceError>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..jobs().min(gs.len()) {
+            sc.spawn(|| loop {
+                let g = next.fetch_add(1, Ordering::SeqCst);
+                let Some(ids) = gs.get(g) else { break };
+                let ts: Vec<&SpecTrace> = ids.iter().map(|&i| &traces[i]).collect();
+                let r = check_group(&tlc, &ts);
+                done.lock().unwrap_or_else(|e| e.into_inner()).push((g, r));
+            });
+        }
+    });
+    let mut verdicts = vec![Verdict::Accepted; traces.len()];
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(g, _)| *g);
+    for (g, r) in done {
+        for (i, v) in gs[g].iter().zip(r?) {
             verdicts[*i] = v;
         }
     }
