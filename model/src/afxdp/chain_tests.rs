@@ -156,3 +156,21 @@ fn a_multi_buffer_packet_and_its_drop_project() {
         assert!(t.states.iter().any(|x| x.part[0].len() == 2), "{}", p.name);
     }
 }
+
+#[test]
+fn tx_metadata_without_its_length_is_an_allocation_failure() {
+    // XDP_TX_METADATA on a packet's first descriptor: -EINVAL, the slot
+    // cancelled, the descriptor left in the ring (the spec's XmitAllocFail).
+    let s = Scenario { setup: setup(false, false), ops: vec![Op::Tx(vec![d(0, 60, 1 << 1)]), Op::Kick, Op::Kick] };
+    for p in [Profile::for_release("6.12"), Profile::for_release("6.18")] {
+        let t = spec_trace(&s, &p).unwrap();
+        assert_eq!(t.obs[1], Obs::Kicks(vec![22]), "{}", p.name);
+        assert_eq!(t.first_rejected(), None, "{}", p.name);
+        let fails = t.steps.iter().filter(|k| k.action == "XmitAllocFail").count();
+        assert_eq!(fails, 2, "{}", p.name);
+    }
+    // A batch's peek stops at any option, the spec's at XDP_PKT_CONTD: not
+    // projected, and said so.
+    let e = spec_trace(&s, &Profile::batch(16, 64)).unwrap_err();
+    assert_eq!((e.op, e.kind), (0, Unprojected::NotModelled), "{e}");
+}
