@@ -22,7 +22,8 @@
 (* drop completes the rest of the packet one descriptor at a time          *)
 (* (xs->drain_cont, here drain[s]). Two choices of 6.12.117 are constants  *)
 (* so that each can be checked against its alternative: DropFrags and      *)
-(* PublishFrags below. Seed 000's batch is modelled for single buffers.    *)
+(* PublishFrags below. Seed 000's batch runs while no packet is being    *)
+(* built or drained, and the per-descriptor loop takes the rest.           *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
@@ -51,7 +52,6 @@ ASSUME Design \in {"a", "b"} /\ BatchSize \in Nat /\ Budget \in Nat \ {0}
 ASSUME Outcomes \subseteq {"sent", "busy", "drop"} /\ "sent" \in Outcomes
 ASSUME BatchSize > 0 => Design = "b"
 ASSUME MultiBuf \in BOOLEAN /\ MaxFrags \in Nat \ {0}
-ASSUME MultiBuf => BatchSize = 0
 ASSUME DropFrags \in {"cancel", "complete"} /\ PublishFrags \in {"all", "packet"}
 ASSUME Mutant \in {"none", "xsk-txbusy-rollback", "xsk-cq-resv-fail",
                    "xsk-shared-cq-race", "xsk-cq-leak-2019", "budget-overrun",
@@ -104,13 +104,15 @@ Init ==
 \* is building, whose slots the consumer has not been published past.
 TxUsed(s) == Len(tx[s]) + IF PublishFrags = "packet" THEN Len(part[s]) ELSE 0
 
-\* Fill a tx descriptor for a frame it owns, and submit it.
-UserSubmit(s) ==
+\* Fill a tx descriptor for frame f, which it owns, and submit it.
+SubmitDesc(s, f, ok, c) ==
     /\ TxUsed(s) < TxSize
-    /\ \E f \in free, ok \in BOOLEAN, c \in Contd :
-        /\ tx' = [tx EXCEPT ![s] = Append(@, [addr |-> f, ok |-> ok, contd |-> c])]
-        /\ free' = free \ {f}
+    /\ f \in free /\ ok \in BOOLEAN /\ c \in Contd
+    /\ tx' = [tx EXCEPT ![s] = Append(@, [addr |-> f, ok |-> ok, contd |-> c])]
+    /\ free' = free \ {f}
     /\ UNCHANGED <<cq, resv, flight, call>> /\ UNCHANGED mbvars
+
+UserSubmit(s) == \E f \in free, ok \in BOOLEAN, c \in Contd : SubmitDesc(s, f, ok, c)
 
 \* sendto(MSG_DONTWAIT): the kernel runs __xsk_generic_xmit() for s.
 Sendto(s) ==
@@ -167,14 +169,20 @@ DropPacket(s, extra) ==
        /\ pubd' = [pubd EXCEPT ![s] = FALSE]
 
 \* xsk_cq_submit_addr_single_locked(): publish a rejected descriptor's
-\* address alone, if no reserved completion is in front of it.
-SingleOk(r, c) == r = <<>> /\ CqSize - Len(c) > 0
+\* address alone. Design a writes addresses at reservation and publishes
+\* by position, so only if no reserved completion is in front of it
+\* (6.12.117 xsk.c l.763: cq->cached_prod == producer). Design b's slots
+\* are counts: it reserves one more slot and publishes it at once, so it
+\* needs only a free slot (the series' patch 0002, xskq_prod_reserve()).
+SingleOk(r, c) ==
+    IF Design = "a" THEN r = <<>> /\ CqSize - Len(c) > 0
+    ELSE CqSize - Len(c) - Len(r) > 0
 
 \* An invalid descriptor at the head of the tx ring ends the loop. The
-\* packet being built, if any, is dropped; then 6.12.117 completes the
-\* descriptor's address alone and counts it in tx_invalid_descs, if no
-\* completion is reserved; otherwise the next sendto retries, and drain
-\* remembers that the rest of the packet must go too.
+\* packet being built, if any, is dropped; then the descriptor's address
+\* is completed alone and counted in tx_invalid_descs, if SingleOk allows;
+\* otherwise the next sendto retries, and drain remembers that the rest of
+\* the packet must go too.
 \* invalid-no-completion consumes it without a completion: the application
 \* loses the frame.
 InvalidDesc(s, d) ==
@@ -199,12 +207,13 @@ InvalidDesc(s, d) ==
               /\ drain' = [drain EXCEPT ![s] = more]
        /\ UNCHANGED rewound
 
-\* The loop's head: xskq_cons_peek_desc(), the budget (max_batch-- == 0:
-\* EAGAIN), the invalid-descriptor exit, the rest of a dropped packet, and
-\* the completion slot the descriptor needs before an skb is built
-\* ("backpressure").
-XmitReserve(s) ==
-    /\ call[s].stage = "loop" /\ BatchSize = 0
+\* The loop's head, in 6.12.117's order (xsk.c l.1012-1035):
+\* xskq_cons_peek_desc() validates the head descriptor, and an invalid one
+\* ends the loop whatever the budget is (the xskq_has_descs() branch after
+\* it, l.1075); then the budget (max_batch-- == 0: EAGAIN), the rest of a
+\* dropped packet, and the completion slot the descriptor needs before an
+\* skb is built ("backpressure").
+LoopHead(s) ==
     /\ IF tx[s] = <<>> THEN
            \* The peek found the ring empty: xskq_cons_get_entries() has
            \* published the consumer past every descriptor consumed so far,
@@ -218,20 +227,18 @@ XmitReserve(s) ==
                   /\ part' = [part EXCEPT ![s] = <<>>]
               ELSE UNCHANGED <<flight, part>>
            /\ UNCHANGED <<free, tx, cq, resv, drain, rewound>>
-       ELSE IF call[s].done >= Budget /\ Mutant # "budget-overrun" THEN
-           /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
-           /\ UNCHANGED mbvars
-       ELSE IF call[s].done > Budget THEN
-           /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
-           /\ UNCHANGED mbvars
        ELSE LET d == Head(tx[s]) IN
            IF ~d.ok THEN
                /\ InvalidDesc(s, d)
                /\ EndCall(s)
                /\ UNCHANGED <<free, flight>>
+           ELSE IF \/ call[s].done >= Budget /\ Mutant # "budget-overrun"
+                   \/ call[s].done > Budget THEN
+               /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
+               /\ UNCHANGED mbvars
            ELSE IF drain[s] THEN
                \* xs->drain_cont: this descriptor belongs to a dropped packet
-               \* and is completed alone, if no completion is reserved.
+               \* and is completed alone, if SingleOk allows.
                IF SingleOk(resv, cq) THEN
                    /\ cq' = Append(cq, d.addr)
                    /\ tx' = [tx EXCEPT ![s] = Tail(@)]
@@ -262,6 +269,11 @@ XmitReserve(s) ==
                /\ CqReserve(<<d.addr>>)
                /\ call' = [call EXCEPT ![s].stage = "reserved", ![s].pend = 1]
                /\ UNCHANGED <<free, tx, cq, flight>> /\ UNCHANGED mbvars
+
+\* The per-descriptor loop's head (BatchSize = 0).
+XmitReserve(s) ==
+    /\ call[s].stage = "loop" /\ BatchSize = 0
+    /\ LoopHead(s)
 
 \* xsk-shared-cq-race only: the second half of a reservation.
 XmitReserveStore(s) ==
@@ -349,30 +361,39 @@ XmitSend(s) ==
 -----------------------------------------------------------------------------
 (* Seed 000's batch: read up to BatchSize descriptors, reserve n slots at  *)
 (* once, allocate skbs in bulk (some may fail), cancel the unused slots,   *)
-(* transmit with xmit_more on all but the last.                            *)
+(* transmit with xmit_more on all but the last. With multi-buffer sockets *)
+(* batches carry single-buffer packets only, as in the series.            *)
 
-\* The valid descriptors at the head of s's tx ring, at most n.
+\* The descriptors at the head of s's tx ring that a batch takes, at most
+\* n: valid, and without XDP_PKT_CONTD (xskq_cons_peek_desc_batch() stops
+\* at any option, patch 0006).
 ValidPrefix(s, n) ==
     LET q == tx[s]
-        ok(i) == \A j \in 1..i : q[j].ok
+        ok(i) == \A j \in 1..i : q[j].ok /\ ~q[j].contd
         k == IF \E i \in 1..Min(n, Len(q)) : ok(i)
              THEN CHOOSE i \in 1..Min(n, Len(q)) :
                       ok(i) /\ \A j \in 1..Min(n, Len(q)) : ok(j) => j <= i
              ELSE 0
     IN SubSeq(q, 1, k)
 
+\* What a batch would take now: nothing while a packet is being built or
+\* drained (xsk_xmit_batch_ready(), patch 0008), else the valid prefix
+\* within the batch size and the budget left.
+BatchRun(s) ==
+    IF part[s] = <<>> /\ ~drain[s]
+    THEN ValidPrefix(s, Min(BatchSize, Budget - call[s].done))
+    ELSE <<>>
+
+\* The loop's head with batching (patch 0008): a batch when one is ready,
+\* its completion slots reserved at once (none free: the call ends);
+\* otherwise one iteration of the per-descriptor loop, after which the
+\* batch is tried again.
 XmitBatchReserve(s) ==
     /\ call[s].stage = "loop" /\ BatchSize > 0
-    /\ LET left == Budget - call[s].done
-           want == ValidPrefix(s, Min(BatchSize, left))
+    /\ LET want == BatchRun(s)
            k == Min(Len(want), CqFree)
-       IN IF tx[s] = <<>> \/ left = 0 THEN
-              /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
-              /\ UNCHANGED mbvars
-          ELSE IF ~Head(tx[s]).ok THEN
-              /\ InvalidDesc(s, Head(tx[s]))
-              /\ EndCall(s)
-              /\ UNCHANGED <<free, flight>>
+       IN IF want = <<>> THEN
+              LoopHead(s)
           ELSE IF k = 0 THEN
               /\ EndCall(s) /\ UNCHANGED <<free, tx, cq, resv, flight>>
               /\ UNCHANGED mbvars
@@ -536,9 +557,10 @@ TxConsumerMonotone == \A s \in Sockets : ~rewound[s]
 
 \* Every valid descriptor submitted is eventually completed: its frame
 \* comes back to the application through the completion queue. (Not so
-\* for an invalid one: 6.12.117 completes it only when no completion is
-\* reserved, which another socket on the shared queue can keep true
-\* forever; the checker finds that starvation if the property is widened.)
+\* for an invalid one under design a: 6.12.117 completes it only when no
+\* completion is reserved, which another socket on the shared queue can
+\* keep true forever; the checker finds that starvation if the property
+\* is widened.)
 InTxValid(f) ==
     \E s \in Sockets : \E i \in DOMAIN tx[s] : tx[s][i].addr = f /\ tx[s][i].ok
 EveryValidDescCompleted == \A f \in Frames : InTxValid(f) ~> (f \in free)

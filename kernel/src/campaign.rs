@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use ringlab_model::afxdp::{Profile, Scenario};
+use ringlab_model::afxdp::{Obs, Op, Profile, Scenario};
 use ringlab_model::rng::Rng;
 
-use crate::compare::{check, Mismatch};
+use crate::compare::{check, compare, Mismatch};
 use crate::env::{release, Env};
 use crate::{gen, shrink};
 
@@ -67,6 +67,63 @@ pub struct Summary {
     pub seed: u64,
     pub seconds: f64,
     pub replay_files: Vec<PathBuf>,
+    /// The scenarios that did not diverge, which the host projects onto
+    /// specs/XskCopyTx.tla and has TLC check (ringlab-tlc's
+    /// trace::kernel_chain), under `chain_profile`.
+    pub chain: Vec<ChainCandidate>,
+    /// The profile the campaign compared with (its TX budget and batch).
+    pub chain_profile: Option<Profile>,
+    /// One agreed scenario to show, with what each side observed.
+    pub example: Option<Example>,
+}
+
+/// An agreed scenario kept to show the chain whole: the kernel's and the
+/// model's observations side by side (the host adds the spec's steps).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Example {
+    pub seed: u64,
+    pub scenario: Scenario,
+    pub kernel: Vec<Obs>,
+    pub model: Vec<Obs>,
+}
+
+impl Example {
+    /// Short enough to read, and showing the transmit path: descriptors
+    /// submitted, a sendto, and completions taken.
+    fn worth_showing(s: &Scenario) -> bool {
+        let has = |f: fn(&Op) -> bool| s.ops.iter().any(f);
+        s.ops.len() <= 8
+            && !s.setup.shared
+            && has(|o| matches!(o, Op::Tx(d) if (2..=6).contains(&d.len())))
+            && has(|o| matches!(o, Op::DrainCq(_)))
+    }
+}
+
+/// A scenario the kernel and the model agreed on. The seed and the
+/// profile give it again (`gen::scenario_for(seed, budget)`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainCandidate {
+    pub seed: u64,
+    #[serde(skip)]
+    pub scenario: Scenario,
+}
+
+impl Summary {
+    /// The chain's candidates as (seed, scenario) pairs.
+    pub fn chain_scenarios(&self) -> Vec<(u64, Scenario)> {
+        self.chain.iter().map(|c| (c.seed, c.scenario.clone())).collect()
+    }
+}
+
+/// The chain's candidates of a campaign that ran elsewhere (a VM guest),
+/// from what it printed: its seed, how many scenarios, the seeds of those
+/// that diverged, and its profile's TX budget.
+pub fn chain_candidates(seed: u64, scenarios: u64, diverged: &[u64], budget: u32) -> Vec<ChainCandidate> {
+    (0..scenarios)
+        .map(|i| scenario_seed(seed, i))
+        .filter(|s| !diverged.contains(s))
+        .map(|s| ChainCandidate { seed: s, scenario: gen::scenario_for(s, budget) })
+        .collect()
 }
 
 /// The seed of scenario `i` of a campaign seeded `seed`.
@@ -102,53 +159,70 @@ pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::R
     let kernel = release();
     let profile = *profile;
     let start = Instant::now();
-    let mut sum = Summary { kernel: kernel.clone(), profile: profile.name.into(), seed: opts.seed, ..Default::default() };
+    let mut sum = Summary {
+        kernel: kernel.clone(),
+        profile: profile.name.into(),
+        seed: opts.seed,
+        chain_profile: Some(profile),
+        ..Default::default()
+    };
     for i in 0..opts.scenarios {
         let seed = scenario_seed(opts.seed, i);
         let s = gen::scenario_for(seed, profile.tx_budget);
         sum.scenarios += 1;
         sum.operations += s.len() as u64;
-        if let Some(m) = check(env, &s, &profile)? {
-            let shrinking = sum.divergences.len() < shrunk;
+        let c = compare(env, &s, &profile)?;
+        let Some(m) = c.mismatch else {
+            if sum.example.is_none() && Example::worth_showing(&s) {
+                sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });
+            }
+            sum.chain.push(ChainCandidate { seed, scenario: s });
+            progress(opts, i, &sum);
+            continue;
+        };
+        let shrinking = sum.divergences.len() < shrunk;
+        if opts.progress {
+            let what = if shrinking { "; shrinking" } else { "" };
+            eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}{what}", m.at);
+        }
+        let (small, mm) = if shrinking { shrink::shrink(env, &s, &profile, m) } else { (s, m) };
+        let rep = Replay {
+            kernel: kernel.clone(),
+            profile: profile.name.into(),
+            seed,
+            scenario: small,
+            mismatch: Some(mm),
+            batch: profile.tx_batch,
+            budget: profile.tx_budget,
+        };
+        if let Some(dir) = &opts.out {
+            let path = dir.join(format!("diverge-{seed:016x}.json"));
+            write_replay(&path, &rep)?;
             if opts.progress {
-                let what = if shrinking { "; shrinking" } else { "" };
-                eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}{what}", m.at);
+                eprintln!("diff: replay written to {}", path.display());
             }
-            let (small, mm) = if shrinking { shrink::shrink(env, &s, &profile, m) } else { (s, m) };
-            let rep = Replay {
-                kernel: kernel.clone(),
-                profile: profile.name.into(),
-                seed,
-                scenario: small,
-                mismatch: Some(mm),
-                batch: profile.tx_batch,
-                budget: profile.tx_budget,
-            };
-            if let Some(dir) = &opts.out {
-                let path = dir.join(format!("diverge-{seed:016x}.json"));
-                write_replay(&path, &rep)?;
-                if opts.progress {
-                    eprintln!("diff: replay written to {}", path.display());
-                }
-                sum.replay_files.push(path);
-            }
-            sum.divergences.push(rep);
-            if opts.stop_after.is_some_and(|n| sum.divergences.len() >= n) {
-                break;
-            }
+            sum.replay_files.push(path);
         }
-        if opts.progress && ((i + 1) % 10 == 0 || i + 1 == opts.scenarios) {
-            eprintln!(
-                "diff: {}/{} scenarios, {} operations, {} divergences",
-                i + 1,
-                opts.scenarios,
-                sum.operations,
-                sum.divergences.len()
-            );
+        sum.divergences.push(rep);
+        if opts.stop_after.is_some_and(|n| sum.divergences.len() >= n) {
+            break;
         }
+        progress(opts, i, &sum);
     }
     sum.seconds = start.elapsed().as_secs_f64();
     Ok(sum)
+}
+
+fn progress(opts: &Opts, i: u64, sum: &Summary) {
+    if opts.progress && ((i + 1) % 10 == 0 || i + 1 == opts.scenarios) {
+        eprintln!(
+            "diff: {}/{} scenarios, {} operations, {} divergences",
+            i + 1,
+            opts.scenarios,
+            sum.operations,
+            sum.divergences.len()
+        );
+    }
 }
 
 pub fn write_replay(path: &Path, r: &Replay) -> io::Result<()> {

@@ -31,10 +31,24 @@ pub fn first_mismatch(model: &[Obs], kernel: &[Obs]) -> Option<Mismatch> {
         .map(|at| Mismatch { at, model: model[at].clone(), kernel: kernel[at].clone() })
 }
 
+/// Both sides' observations of one scenario, and where they first differ.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub kernel: Vec<Obs>,
+    pub model: Vec<Obs>,
+    pub mismatch: Option<Mismatch>,
+}
+
 /// Runs `s` on both sides, the kernel's sockets set up as `p` says
 /// (TxOpts).
+pub fn compare(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Compared> {
+    let kernel = runner::run_with(env, s, &TxOpts::of(p))?;
+    let model = predict(s, p);
+    let mismatch = first_mismatch(&model, &kernel);
+    Ok(Compared { kernel, model, mismatch })
+}
+
+/// Where `s` run on both sides first differs, if it does.
 pub fn check(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Option<Mismatch>> {
-    let k = runner::run_with(env, s, &TxOpts::of(p))?;
-    let m = predict(s, p);
-    Ok(first_mismatch(&m, &k))
+    compare(env, s, p).map(|c| c.mismatch)
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::campaign::{Replay, Summary};
+use crate::campaign::{Example, Replay, Summary};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DiffDoc {
@@ -30,6 +30,110 @@ pub struct DiffDoc {
     pub replay_files: Vec<PathBuf>,
     #[serde(default)]
     pub seconds: f64,
+    /// Scenarios the kernel and the model agreed on: the chain's traces.
+    #[serde(default)]
+    pub chain_candidates: u64,
+    /// The seeds of the scenarios that diverged (all of them, shrunk or
+    /// not), so that a host can derive the chain's scenarios again.
+    #[serde(default)]
+    pub diverged_seeds: Vec<u64>,
+    /// The agreed scenarios' traces validated against the spec, once the
+    /// host (which has TLC) has done it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<ChainDoc>,
+    /// One agreed scenario with both sides' observations, to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<Example>,
+}
+
+/// The chain from the live kernel to the spec for one campaign: how many
+/// of its kernel traces, projected onto specs/XskCopyTx.tla, TLC
+/// accepted (docs/src/chain.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChainDoc {
+    pub spec: String,
+    /// TLC could not validate at all, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub validated: u64,
+    #[serde(default)]
+    pub rejected: u64,
+    /// Scenarios the projection cannot write as a trace of the spec.
+    #[serde(default)]
+    pub unprojected: u64,
+    #[serde(default)]
+    pub steps: u64,
+    #[serde(default)]
+    pub tlc_runs: u64,
+    #[serde(default)]
+    pub seconds: f64,
+    /// The first rejections, each naming its scenario, operation and step.
+    #[serde(default)]
+    pub rejections: Vec<String>,
+    /// The first unprojected scenarios and why.
+    #[serde(default)]
+    pub unprojected_why: Vec<String>,
+    /// One scenario whole: what the kernel did, what the model did, and
+    /// the spec's steps that are that run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<ChainExample>,
+}
+
+/// One scenario shown as kernel -> model -> spec.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChainExample {
+    pub seed: u64,
+    pub profile: String,
+    /// Every step below is a step of the spec (TLC accepted the trace).
+    pub accepted: bool,
+    pub ops: Vec<ExampleOp>,
+}
+
+/// One operation of the example: what it was, what each side observed,
+/// and the spec's steps it made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExampleOp {
+    pub op: String,
+    pub kernel: String,
+    pub model: String,
+    pub steps: Vec<ExampleStep>,
+}
+
+/// A spec step: its action and the variables it changed, as TLA+.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExampleStep {
+    pub action: String,
+    pub changed: Vec<String>,
+}
+
+impl DiffDoc {
+    /// No divergence, and the chain (where it ran) accepted every trace.
+    pub fn ok(&self) -> bool {
+        self.divergences == 0 && self.chain.as_ref().map_or(true, ChainDoc::ok)
+    }
+}
+
+impl ChainDoc {
+    /// Every trace checked was accepted.
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && self.rejected == 0
+    }
+
+    /// For people: ", N kernel traces validated against XskCopyTx".
+    pub fn words(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("kernel traces NOT validated against {} ({e})", self.spec);
+        }
+        let mut out = format!("{} kernel traces validated against {}", self.validated, self.spec);
+        if self.rejected > 0 {
+            out += &format!(", {} REJECTED", self.rejected);
+        }
+        if self.unprojected > 0 {
+            out += &format!(", {} not projected", self.unprojected);
+        }
+        out
+    }
 }
 
 fn default_budget() -> u32 {
@@ -50,6 +154,10 @@ impl DiffDoc {
             first_divergence: s.divergences.first().cloned(),
             replay_files: s.replay_files.clone(),
             seconds: s.seconds,
+            chain_candidates: s.chain.len() as u64,
+            diverged_seeds: s.divergences.iter().map(|d| d.seed).collect(),
+            chain: None,
+            example: s.example.clone(),
         }
     }
 }

@@ -12,6 +12,8 @@
 
 pub mod doc;
 mod print;
+
+pub use print::print;
 pub mod results;
 pub mod series;
 pub mod vm;
@@ -68,17 +70,6 @@ const MUTANT_CAMPAIGNS: [Campaign; 1] = [Campaign { batch: 16, budget: 64 }];
 
 pub fn default_series(root: &Path) -> PathBuf {
     root.join("kernel/patches/xsk-batch-xmit")
-}
-
-pub fn run(a: &KernelTestArgs) -> Result<bool, String> {
-    let root = ringlab_model::paths::find_root()?;
-    let doc = test(&root, a)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
-    } else {
-        print::print(&doc);
-    }
-    Ok(doc.ok)
 }
 
 /// Runs everything and saves the document.
@@ -181,12 +172,18 @@ fn static_doc(dir: &Path, s: &Series, cp: &[series::Checkpatch], w1: W1, a: &Ker
 fn finish(root: &Path, mut doc: KernelDoc) -> Result<KernelDoc, String> {
     doc.problems = doc.find_problems();
     doc.ok = doc.problems.is_empty();
+    save(root, &doc)?;
+    Ok(doc)
+}
+
+/// Writes target/ringlab/kernel/kernel.json.
+pub fn save(root: &Path, doc: &KernelDoc) -> Result<(), String> {
     let out = ringlab_model::paths::out_dir(root).join("kernel");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(doc).map_err(|e| e.to_string())?;
     std::fs::write(out.join("kernel.json"), text).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("kernel-test: {}", out.join("kernel.json").display());
-    Ok(doc)
+    Ok(())
 }
 
 fn step(s: &str) {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ringlab::cmd::{check, diff, faults, mutants, probe, prove, report, sim, verify};
+use ringlab::cmd::{check, diff, faults, kernel_test, mutants, probe, prove, report, sim, verify};
 
 #[derive(Parser)]
 #[command(name = "ringlab", version, about = "Model checking, proofs, simulation and differential testing of the kernel's packet-ring protocols")]
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         Cmd::Faults(a) => faults::run(&a),
         Cmd::Probe => probe::run(),
         Cmd::Bench(a) => ringlab_bench::run(&a),
-        Cmd::KernelTest(a) => ringlab_kernel::kernel_test::run(&a),
+        Cmd::KernelTest(a) => kernel_test::run(&a),
     };
     match done {
         Ok(true) => ExitCode::SUCCESS,

@@ -14,7 +14,7 @@ use std::time::Instant;
 use ringlab_prove as prove;
 pub use ringlab_results::mutants::{CheckRun, Kill, MutantResult};
 use ringlab_tlc::check::ModelResult;
-use ringlab_tlc::manifest::{Killer, Manifest, Mutant};
+use ringlab_tlc::manifest::{Killer, Manifest, Mutant, CHAIN_PACKAGES};
 
 /// Runs cargo test targets of the simulator, with and without a mutant.
 pub struct CargoRunner<'a> {
@@ -172,6 +172,11 @@ pub fn run_mutant(
             }
             Killer::Loom { feature, test } => cargo.kill(true, feature, test),
             Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
+            // The chain's checks take the wrong model from ringlab-model.
+            Killer::Chain { feature, test, package } => match CHAIN_PACKAGES.iter().find(|p| **p == package.as_str()) {
+                Some(p) => cargo.kill_in(false, p, &format!("ringlab-model/{feature}"), test),
+                None => (Kill::Error, format!("a chain check cannot run in {package}")),
+            },
         };
         let run = CheckRun { check: k.label(), result, detail, seconds: t.elapsed().as_secs_f64() };
         if progress {

@@ -112,6 +112,11 @@ impl CampaignRun {
     pub fn divergences(&self) -> u64 {
         self.doc.as_ref().map_or(0, |d| d.divergences)
     }
+    /// Kernel traces the spec accepted, and rejected, where the host
+    /// validated them.
+    pub fn chain(&self) -> (u64, u64) {
+        self.doc.as_ref().and_then(|d| d.chain.as_ref()).map_or((0, 0), |c| (c.validated, c.rejected))
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -270,6 +275,9 @@ impl KernelDoc {
                 p.push(format!("{k} {}: {} divergences", c.name, c.divergences()));
             } else if c.scenarios() == 0 {
                 p.push(format!("{k} {}: no scenario ran", c.name));
+            }
+            if let Some(ch) = c.doc.as_ref().and_then(|d| d.chain.as_ref()).filter(|ch| !ch.ok()) {
+                p.push(format!("{k} {}: {}", c.name, ch.words()));
             }
         }
         for f in &g.faults.runs {

@@ -56,13 +56,13 @@ pub fn plan_text(p: &Plan) -> String {
         t += "xskxceiver 2400 sh /ringlab/xskxceiver/xskxceiver-run.sh --exclude /ringlab/xskxceiver/exclude.txt --budget 2000\n";
     }
     if p.mainline {
-        t += &format!("diff-mainline 5400 {d} diff --json --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
+        t += &format!("diff-mainline 5400 {d} diff --json --no-chain --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
     }
     // each campaign its own seed (seed + its place), so no two draw the
     // same scenarios; every seed is in the campaign's JSON
     for (i, c) in p.campaigns.iter().enumerate() {
         t += &format!(
-            "{} 5400 {d} diff --json --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
+            "{} 5400 {d} diff --json --no-chain --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
             c.name(),
             c.batch,
             c.budget,
@@ -205,7 +205,7 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab diff --json --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
+        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab diff --json --no-chain --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
         assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab faults --json --batch 0 --budget 32 --rounds 9 --seed 3"));
     }
 }

@@ -4,11 +4,13 @@
 //! (xsk_destruct_skb -> xsk_cq_submit_locked), cancelled when the skb is
 //! consumed without being sent (xsk_consume_skb); and the lone completion
 //! of an invalid or drained descriptor (xsk_cq_submit_addr_single_locked).
-//! `cached_prod` is the kernel's reserved producer.
+//! `cached_prod` is the kernel's reserved producer. Each slot carries its
+//! ghost identity (ghost.rs) beside the address.
 
+use super::ghost::Compl;
 use super::state::Ring;
 
-impl Ring<u64> {
+impl Ring<Compl> {
     fn slot(&self, idx: u32) -> u32 {
         idx & (self.size - 1)
     }
@@ -25,14 +27,14 @@ impl Ring<u64> {
         self.size.wrapping_sub(self.cached_prod.wrapping_sub(self.cons)).min(max)
     }
 
-    /// xskq_prod_reserve(_addr): one slot, `addr` written into it now when
+    /// xskq_prod_reserve(_addr): one slot, `c` written into it now when
     /// `write` (the profile writes at reserve time).
-    pub fn prod_reserve(&mut self, addr: u64, write: bool) -> bool {
+    pub fn prod_reserve(&mut self, c: Compl, write: bool) -> bool {
         if self.prod_full() {
             return false;
         }
         if write {
-            self.slots.insert(self.slot(self.cached_prod), addr);
+            self.slots.insert(self.slot(self.cached_prod), c);
         }
         self.cached_prod = self.cached_prod.wrapping_add(1);
         true
@@ -40,7 +42,7 @@ impl Ring<u64> {
 
     /// xskq_prod_submit_n(addrs.len()), the addresses written at the
     /// producer first when `write` (the profile writes on submit).
-    pub fn prod_submit(&mut self, addrs: &[u64], write: bool) {
+    pub fn prod_submit(&mut self, addrs: &[Compl], write: bool) {
         for (i, a) in addrs.iter().enumerate() {
             if write {
                 self.slots.insert(self.slot(self.prod.wrapping_add(i as u32)), *a);
@@ -61,11 +63,11 @@ impl Ring<u64> {
     /// where they are written on submit, another packet's reserved slots
     /// do not stop it (measured: a drained descriptor completes while the
     /// other shared-umem socket has a packet open).
-    pub fn submit_single(&mut self, addr: u64, on_submit: bool) -> bool {
+    pub fn submit_single(&mut self, c: Compl, on_submit: bool) -> bool {
         if (!on_submit && self.cached_prod != self.prod) || self.prod_full() {
             return false;
         }
-        self.slots.insert(self.slot(self.prod), addr);
+        self.slots.insert(self.slot(self.prod), c);
         self.cached_prod = self.cached_prod.wrapping_add(1);
         self.prod = self.prod.wrapping_add(1);
         true

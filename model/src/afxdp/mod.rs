@@ -4,24 +4,36 @@
 //! path with the fill ring, and XDP_STATISTICS. `ringlab diff` runs the
 //! same [`Scenario`] here and on the live kernel and compares every
 //! [`Obs`]ervation. Rules differing between kernel releases are named in a
-//! [`Profile`]; so is the copy-mode batch series (batch.rs).
+//! [`Profile`]; so is the copy-mode batch series (batch.rs). With a
+//! recorder on, the same run is a trace of specs/XskCopyTx.tla
+//! ([`spec_trace`], chain.rs).
 
 mod batch;
+mod chain;
 mod cq;
+mod ghost;
 mod packet;
 mod poll;
 mod profile;
+mod project;
 mod rx;
 mod scenario;
+mod trace;
 mod state;
 mod tx;
 mod validate;
 
 #[cfg(test)]
 mod batch_tests;
+#[cfg(test)]
+mod chain_tests;
 
+pub use chain::spec_trace;
+pub use trace::{Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};
+pub use ghost::{Compl, Id, TxSlot, Via};
 pub use poll::{POLLIN_MASK, POLLOUT_MASK};
 pub use profile::{DropFrags, Profile};
+pub use project::{expected_completion, STRAY};
 pub use scenario::{
     Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,
 };

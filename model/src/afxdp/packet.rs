@@ -4,6 +4,9 @@
 //! the packet, and the rest of a dropped packet is drained
 //! (xs->drain_cont), each descriptor completed alone and counted invalid.
 
+use crate::copy_tx::Stage;
+
+use super::ghost::{Compl, TxSlot, Via};
 use super::profile::DropFrags;
 use super::state::Model;
 use super::tx::{contd, Step};
@@ -18,15 +21,15 @@ impl Model {
     /// descriptor into the packet, xsk_drop_skb drops all of them, the
     /// descriptor is released (l.978) and the loop sets drain_cont and
     /// goes on (l.1043). True if the packet was dropped.
-    pub(super) fn overflows(&mut self, s: usize, addr: u64, len: u32, options: u32) -> bool {
+    pub(super) fn overflows(&mut self, s: usize, d: TxSlot) -> bool {
         let max = self.profile.max_skb_frags;
         let Some(pkt) = &self.socks[s].skb else { return false };
         // nr_frags: every descriptor after the first is a page fragment.
-        if !(pkt.len() as u32 - 1 == max - 1 && contd(options)) {
+        if !(pkt.len() as u32 - 1 == max - 1 && contd(d.options)) {
             return false;
         }
         let mut pkt = self.socks[s].skb.take().unwrap_or_default();
-        pkt.push((addr, len));
+        pkt.push(d);
         self.drop_packet(s, &pkt);
         let k = &mut self.socks[s];
         k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
@@ -37,7 +40,7 @@ impl Model {
     /// xsk_drop_skb: every descriptor of the packet counted in
     /// invalid_descs; xsk_consume_skb cancels their CQ slots (or, under
     /// DropFrags::Complete, they are published).
-    pub(super) fn drop_packet(&mut self, s: usize, pkt: &[(u64, u32)]) {
+    pub(super) fn drop_packet(&mut self, s: usize, pkt: &[TxSlot]) {
         self.socks[s].stats.tx_invalid_descs += pkt.len() as u64;
         match self.profile.drop_frags {
             DropFrags::Cancel => self.cq.prod_cancel(pkt.len() as u32),
@@ -50,33 +53,38 @@ impl Model {
     }
 
     /// The loop's `xs->drain_cont` branch (l.1018): a valid descriptor of
-    /// a dropped packet is completed alone (no reserved slot may be ahead
-    /// of it, else -EAGAIN and it stays), counted invalid and released;
-    /// draining goes on while descriptors carry XDP_PKT_CONTD.
-    pub(super) fn drain_one(&mut self, s: usize, addr: u64, options: u32) -> Step {
-        if !self.cq.submit_single(addr, self.profile.cq_addr_on_submit) {
+    /// a dropped packet is completed alone (xsk_cq_submit_addr_single_locked:
+    /// see Ring::submit_single; else -EAGAIN and it stays), counted
+    /// invalid and released; draining goes on while descriptors carry
+    /// XDP_PKT_CONTD.
+    pub(super) fn drain_one(&mut self, s: usize, d: TxSlot) -> Step {
+        let head = self.head_action();
+        if !self.cq.submit_single(self.lone(&d), self.profile.cq_addr_on_submit) {
+            self.note_end(s, head);
             return Step::Return(EAGAIN);
         }
         let k = &mut self.socks[s];
         k.stats.tx_invalid_descs += 1;
         k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
-        k.drain_cont = contd(options);
+        k.drain_cont = contd(d.options);
+        k.done += 1;
+        self.note(s, head, Stage::Loop, 0, &[]);
         Step::Next
     }
 
     /// After the loop, an invalid descriptor at the head of the ring
     /// (l.1075): a packet being built is dropped; the descriptor is
     /// completed alone and released, and drain_cont follows its
-    /// XDP_PKT_CONTD. If it cannot be completed (a reserved slot ahead, or
-    /// the CQ full) its count is undone, drain_cont remembers the drop, and
-    /// sendto returns -EAGAIN with the descriptor still in place.
-    pub(super) fn invalid_after_loop(&mut self, s: usize, addr: u64, options: u32) -> i32 {
+    /// XDP_PKT_CONTD. If it cannot be completed (Ring::submit_single) its
+    /// count is undone, drain_cont remembers the drop, and sendto returns
+    /// -EAGAIN with the descriptor still in place.
+    pub(super) fn invalid_after_loop(&mut self, s: usize, d: TxSlot) -> i32 {
         let k = &mut self.socks[s];
-        let drain = k.skb.is_some() || k.drain_cont || contd(options);
+        let drain = k.skb.is_some() || k.drain_cont || contd(d.options);
         if let Some(pkt) = k.skb.take() {
             self.drop_packet(s, &pkt);
         }
-        let ok = self.cq.submit_single(addr, self.profile.cq_addr_on_submit);
+        let ok = self.cq.submit_single(self.lone(&d), self.profile.cq_addr_on_submit);
         let k = &mut self.socks[s];
         if !ok {
             k.stats.tx_invalid_descs -= 1;
@@ -84,7 +92,15 @@ impl Model {
             return EAGAIN;
         }
         k.tx.cached_cons = k.tx.cached_cons.wrapping_add(1);
-        k.drain_cont = contd(options);
+        k.drain_cont = contd(d.options);
         0
+    }
+
+    /// The lone completion of `d`: its address as the descriptor gave it.
+    /// mutant-chain-unsubmitted-completion writes the next chunk's
+    /// address instead, one the application never submitted.
+    fn lone(&self, d: &TxSlot) -> Compl {
+        let next = self.setup.frame_size as u64 * cfg!(feature = "mutant-chain-unsubmitted-completion") as u64;
+        Compl { addr: d.addr.wrapping_add(next), id: d.id, via: Via::Lone }
     }
 }

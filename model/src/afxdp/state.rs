@@ -1,9 +1,13 @@
 //! The model's state: each ring's published counters and the kernel's
 //! cached ones (struct xsk_queue), the buffer pool's free list, the
-//! counters behind XDP_STATISTICS, and the tag in each umem frame.
+//! counters behind XDP_STATISTICS, and the tag in each umem frame; the
+//! ghost identities (ghost.rs) in the TX and completion rings, and the
+//! chain's recorder when one is on.
 
 use std::collections::HashMap;
 
+use super::chain::Recorder;
+use super::ghost::{Compl, Id, TxSlot};
 use super::profile::Profile;
 use super::poll::stats_words;
 use super::scenario::{Obs, Op, RingIdx, Setup, Stats};
@@ -85,18 +89,21 @@ impl<T: Clone> Ring<T> {
 /// struct xdp_sock.
 #[derive(Debug, Clone)]
 pub struct TxSock {
-    pub tx: Ring<(u64, u32, u32)>,
+    pub tx: Ring<TxSlot>,
     pub stats: Stats,
-    /// xs->skb: the (addr, len) of each descriptor of the packet being
-    /// built; its CQ slots are reserved.
-    pub skb: Option<Vec<(u64, u32)>>,
+    /// xs->skb: each descriptor of the packet being built; its CQ slots
+    /// are reserved.
+    pub skb: Option<Vec<TxSlot>>,
     /// xs->drain_cont: the rest of a dropped packet is still to come.
     pub drain_cont: bool,
+    /// Ghost: descriptors the current sendto is done with, as the spec
+    /// counts them (its call[s].done).
+    pub done: i64,
 }
 
 impl TxSock {
     fn new(size: u32) -> TxSock {
-        TxSock { tx: Ring::new(size), stats: Stats::default(), skb: None, drain_cont: false }
+        TxSock { tx: Ring::new(size), stats: Stats::default(), skb: None, drain_cont: false, done: 0 }
     }
 }
 
@@ -107,7 +114,7 @@ pub struct Model {
     /// The TX socket, and the second one when the umem is shared.
     pub socks: Vec<TxSock>,
     /// The completion ring (one per buffer pool, so shared).
-    pub cq: Ring<u64>,
+    pub cq: Ring<Compl>,
     /// The tag last written into each TX umem frame (by frame start).
     pub tx_tags: HashMap<u64, u32>,
     pub tx_seq: u32,
@@ -120,6 +127,10 @@ pub struct Model {
     pub rx_tags: HashMap<u64, u32>,
     pub fill_seq: u64,
     pub inject_seq: u32,
+    /// Ghost: the identity of the next submission.
+    pub next_id: Id,
+    /// The chain's recorder (chain.rs); None in `predict`.
+    pub rec: Option<Box<Recorder>>,
 }
 
 /// The first tag of injected frames, apart from transmitted ones.
@@ -142,6 +153,8 @@ impl Model {
             rx_tags: HashMap::new(),
             fill_seq: 0,
             inject_seq: INJECT_TAG0,
+            next_id: 0,
+            rec: None,
         }
     }
 
@@ -150,7 +163,7 @@ impl Model {
             Op::Tx(descs) => Obs::Reserved(self.submit_tx(0, descs)),
             Op::Kick => Obs::Kicks(vec![self.sendto(0)]),
             Op::KickIdle => Obs::Kicks(self.kick_idle()),
-            Op::DrainCq(n) => Obs::Completions(self.cq.user_take(*n)),
+            Op::DrainCq(n) => Obs::Completions(self.reap(*n)),
             Op::Stats => Obs::Stats {
                 tx: self.socks[0].stats,
                 rx: self.setup.rx_socket.then_some(self.rx_stats),

@@ -90,6 +90,23 @@ impl Action {
     }
 }
 
+impl Action {
+    /// `Name(args)` with sockets and frames named as `cfg` names them (as
+    /// TLC prints the spec's actions).
+    pub fn spec_text(&self, cfg: &super::config::Config) -> String {
+        let (sock, frame) = (|s: Sock| cfg.sockets[s as usize].clone(), |f: Frame| cfg.frames[f as usize].clone());
+        let n = self.name();
+        match *self {
+            Action::UserSubmit { s, f, ok, contd } => format!("{n}({}, {}, ok={ok}, contd={contd})", sock(s), frame(f)),
+            Action::UserReap => n.to_string(),
+            Action::XmitSend { s, o } | Action::XmitBatchSend { s, o } => format!("{n}({}, {})", sock(s), o.id()),
+            Action::XmitBatchAlloc { s, j } => format!("{n}({}, j={j})", sock(s)),
+            Action::DriverFree { f, sock: s } => format!("{n}({}, skb of {})", frame(f), sock(s)),
+            _ => format!("{n}({})", sock(self.socket().unwrap_or(0))),
+        }
+    }
+}
+
 /// `Name(args)` with sockets and frames by number (s0, f0, ...).
 impl fmt::Display for Action {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,45 +1,55 @@
 //! Seed 000's batch (BatchSize > 0): read up to BatchSize descriptors,
 //! reserve their completion slots at once, allocate skbs in bulk (some may
 //! fail), cancel the unused slots, transmit with xmit_more on all but the
-//! last.
+//! last. What a batch cannot take goes through the per-descriptor loop's
+//! head (xmit.rs), one descriptor at a time.
 
 use super::config::{Config, TxResult};
 use super::state::{sub_seq, Desc, Frame, Skb, Sock, Stage, State};
 
 impl State {
-    /// ValidPrefix(s, n): the valid descriptors at the head of s's tx
-    /// ring, at most n.
+    /// ValidPrefix(s, n): the descriptors at the head of s's tx ring a
+    /// batch takes, at most n: valid and without XDP_PKT_CONTD
+    /// (xskq_cons_peek_desc_batch() stops at any option).
     pub fn valid_prefix(&self, s: Sock, n: i64) -> Vec<Desc> {
         let q = &self.tx[s as usize];
         let most = n.clamp(0, q.len() as i64) as usize;
-        q[..most].iter().take_while(|d| d.ok).copied().collect()
+        q[..most].iter().take_while(|d| d.ok && !d.contd).copied().collect()
     }
 
-    /// XmitBatchReserve(s): xskq_cons_peek_desc() in bulk, then
-    /// xsk_cq_reserve_locked() for n slots at once.
+    /// BatchRun(s): what a batch takes now: nothing while a packet is
+    /// being built or drained (xsk_xmit_batch_ready()), else the valid
+    /// prefix within the batch size and the budget left.
+    pub fn batch_run(&self, cfg: &Config, s: Sock) -> Vec<Desc> {
+        let si = s as usize;
+        if !self.part[si].is_empty() || self.drain[si] {
+            return Vec::new();
+        }
+        self.valid_prefix(s, cfg.batch_size.min(cfg.budget - self.call[si].done))
+    }
+
+    /// XmitBatchReserve(s): the loop's head with batching: a batch when
+    /// one is ready, its slots reserved with one xsk_cq_reserve_locked()
+    /// (none free: the call ends); otherwise one iteration of the
+    /// per-descriptor loop (LoopHead).
     pub fn xmit_batch_reserve(&self, cfg: &Config, s: Sock) -> Option<State> {
         let si = s as usize;
         if self.call[si].stage != Stage::Loop || cfg.batch_size <= 0 {
             return None;
         }
-        let left = cfg.budget - self.call[si].done;
-        let want = self.valid_prefix(s, cfg.batch_size.min(left));
+        let want = self.batch_run(cfg, s);
+        if want.is_empty() {
+            return Some(self.loop_head(cfg, s));
+        }
         let k = (want.len() as i64).min(self.cq_free(cfg));
         let mut t = self.clone();
-        match self.tx[si].first() {
-            None => t.end_call(s),
-            Some(_) if left == 0 => t.end_call(s),
-            Some(&d) if !d.ok => {
-                t.invalid_desc(cfg, s, d);
-                t.end_call(s);
-            }
-            Some(_) if k == 0 => t.end_call(s),
-            Some(_) => {
-                let addrs: Vec<Frame> = sub_seq(&want, 1, k).iter().map(|d| d.addr).collect();
-                t.cq_reserve(cfg, &addrs);
-                t.call[si].stage = Stage::BReserved;
-                t.call[si].pend = k;
-            }
+        if k <= 0 {
+            t.end_call(s);
+        } else {
+            let addrs: Vec<Frame> = sub_seq(&want, 1, k).iter().map(|d| d.addr).collect();
+            t.cq_reserve(cfg, &addrs);
+            t.call[si].stage = Stage::BReserved;
+            t.call[si].pend = k;
         }
         Some(t)
     }
@@ -170,6 +180,27 @@ mod tests {
         u = u.user_submit(&cfg, 0, 0, true, false).unwrap();
         u = u.user_submit(&cfg, 0, 1, false, false).unwrap();
         assert_eq!(u.valid_prefix(0, 2).len(), 1);
+    }
+
+    #[test]
+    fn a_packet_being_built_goes_through_the_loop_head() {
+        let cfg = Config {
+            multi_buf: true,
+            max_frags: 3,
+            ..batch()
+        };
+        let mut s = State::init(&cfg);
+        s = s.user_submit(&cfg, 0, 0, true, true).unwrap();
+        s = s.user_submit(&cfg, 0, 1, true, false).unwrap();
+        // A fragment first: no batch, one iteration of the loop.
+        let t = s.sendto(&cfg, 0).unwrap().xmit_batch_reserve(&cfg, 0).unwrap();
+        assert_eq!((t.call[0].stage, t.call[0].pend), (Stage::Reserved, 1));
+        let t = t.xmit_send(&cfg, 0, TxResult::Sent).unwrap();
+        assert_eq!(t.part[0], [0]);
+        // The packet is open: its last descriptor is not batched either.
+        assert!(t.batch_run(&cfg, 0).is_empty());
+        let t = t.xmit_batch_reserve(&cfg, 0).unwrap();
+        assert_eq!(t.call[0].stage, Stage::Reserved);
     }
 
     #[test]

@@ -167,14 +167,11 @@ impl Config {
         if self.max_frags < 1 {
             return Err(format!("MaxFrags = {} is not in Nat \\ {{0}}", self.max_frags));
         }
-        if self.multi_buf && self.batch_size != 0 {
-            return Err("MultiBuf needs BatchSize = 0".into());
-        }
         if self.sockets.is_empty() || self.sockets.len() > 8 {
             return Err("the model needs 1 to 8 sockets".into());
         }
-        if self.frames.is_empty() || self.frames.len() > 8 {
-            return Err("the model needs 1 to 8 frames".into());
+        if self.frames.is_empty() || self.frames.len() > 255 {
+            return Err("the model needs 1 to 255 frames".into());
         }
         Ok(())
     }

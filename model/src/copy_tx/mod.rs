@@ -8,8 +8,10 @@ mod batch;
 mod config;
 mod driver;
 mod invariants;
+pub mod itf;
 mod next;
 mod state;
+mod steps;
 pub mod tla;
 mod user;
 mod xmit;
@@ -17,6 +19,7 @@ mod xmit;
 pub use action::Action;
 pub use config::{Config, Design, DropFrags, ModelCfg, Mutant, PublishFrags, TxResult};
 pub use invariants::{invariant, Invariant, INVARIANTS};
+pub use steps::{first_rejected, first_rejected_with, Rejected};
 pub use state::{permutations, symmetry_group, Call, Desc, Frame, Skb, Slot, Sock, Stage, State};
 
 use crate::explore::{bfs, ExploreResult, SpecMachine};

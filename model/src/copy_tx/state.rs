@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::config::{Config, Design, PublishFrags};
 
 /// A frame: its position in Config::frames (the spec's model values).
-pub type Frame = u8;
+pub type Frame = u16;
 /// A socket: its position in Config::sockets.
 pub type Sock = u8;
 
@@ -250,7 +250,7 @@ pub fn permutations(n: usize) -> Vec<Vec<u8>> {
 /// Permutations(Sockets) generates every pair of a frame and a socket
 /// permutation.
 pub fn symmetry_group(cfg: &Config) -> Vec<(Vec<Frame>, Vec<Sock>)> {
-    let fs = permutations(cfg.frames.len());
+    let fs: Vec<Vec<Frame>> = permutations(cfg.frames.len()).into_iter().map(|p| p.into_iter().map(Frame::from).collect()).collect();
     let ss = permutations(cfg.sockets.len());
     fs.iter()
         .flat_map(|f| ss.iter().map(move |s| (f.clone(), s.clone())))

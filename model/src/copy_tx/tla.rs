@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::config::{Config, Design, DropFrags, PublishFrags};
 use super::state::{Call, Desc, Frame, Skb, Slot, Sock, State};
 
-fn tla_bool(b: bool) -> &'static str {
+pub fn tla_bool(b: bool) -> &'static str {
     if b {
         "TRUE"
     } else {
@@ -17,31 +17,32 @@ fn tla_bool(b: bool) -> &'static str {
 }
 
 /// `<<a, b>>`
-fn seq<T>(items: &[T], item: impl Fn(&T) -> String) -> String {
+pub fn seq<T>(items: &[T], item: impl Fn(&T) -> String) -> String {
     let v: Vec<String> = items.iter().map(item).collect();
     format!("<<{}>>", v.join(", "))
 }
 
 /// `{a, b}`
-fn set(items: impl Iterator<Item = String>) -> String {
+pub fn set(items: impl Iterator<Item = String>) -> String {
     format!("{{{}}}", items.collect::<Vec<_>>().join(", "))
 }
 
 /// `[a |-> x, b |-> y]`, fields in the order given.
-fn record(fields: &[(&str, String)]) -> String {
+pub fn record(fields: &[(&str, String)]) -> String {
     let v: Vec<String> = fields.iter().map(|(k, v)| format!("{k} |-> {v}")).collect();
     format!("[{}]", v.join(", "))
 }
 
-/// Names of frames and sockets, for one Config.
-struct Names<'a>(&'a Config);
+/// Values of the spec as TLA+ text, frames and sockets named as one
+/// Config names them.
+pub struct Names<'a>(pub &'a Config);
 
 impl Names<'_> {
-    fn frame(&self, f: Frame) -> String {
+    pub fn frame(&self, f: Frame) -> String {
         self.0.frames[f as usize].clone()
     }
 
-    fn sock(&self, s: Sock) -> String {
+    pub fn sock(&self, s: Sock) -> String {
         self.0.sockets[s as usize].clone()
     }
 
@@ -56,7 +57,7 @@ impl Names<'_> {
     }
 
     /// An element of Desc.
-    fn desc(&self, d: &Desc) -> String {
+    pub fn desc(&self, d: &Desc) -> String {
         record(&[
             ("addr", self.frame(d.addr)),
             ("ok", tla_bool(d.ok).into()),
@@ -64,14 +65,14 @@ impl Names<'_> {
         ])
     }
 
-    fn slot(&self, r: &Slot) -> String {
+    pub fn slot(&self, r: &Slot) -> String {
         match r {
             Slot::Addr(f) => self.frame(*f),
             Slot::Placeholder => "Placeholder".into(),
         }
     }
 
-    fn skb(&self, k: &Skb) -> String {
+    pub fn skb(&self, k: &Skb) -> String {
         record(&[
             ("sock", self.sock(k.sock)),
             ("addrs", seq(&k.addrs, |f| self.frame(*f))),

@@ -78,16 +78,22 @@ impl State {
     }
 
     /// SingleOk(r, c): xsk_cq_submit_addr_single_locked() may publish one
-    /// address alone: no reserved completion is in front of it.
+    /// address alone. Design a (6.12.117 xsk.c l.763): no reserved
+    /// completion is in front of it. Design b (the series' patch 0002):
+    /// a free slot, reserved slots being counts.
     fn single_ok(cfg: &Config, resv: &[Slot], cq: &[Frame]) -> bool {
-        resv.is_empty() && (cfg.cq_size as i64) - (cq.len() as i64) > 0
+        let free = cfg.cq_size as i64 - cq.len() as i64;
+        match cfg.design {
+            Design::A => resv.is_empty() && free > 0,
+            Design::B => free - resv.len() as i64 > 0,
+        }
     }
 
     /// InvalidDesc(s, d): the packet being built, if any, is dropped; then
-    /// 6.12.117 completes the invalid head descriptor alone
-    /// (xsk_cq_submit_addr_single_locked) if no completion is reserved,
-    /// and counts it in tx_invalid_descs; else the next sendto retries and
-    /// drain remembers the rest of the packet must go too.
+    /// the invalid head descriptor is completed alone
+    /// (xsk_cq_submit_addr_single_locked) if SingleOk allows, and counted
+    /// in tx_invalid_descs; else the next sendto retries and drain
+    /// remembers the rest of the packet must go too.
     /// invalid-no-completion consumes it without a completion.
     pub(super) fn invalid_desc(&mut self, cfg: &Config, s: Sock, d: Desc) {
         let si = s as usize;
@@ -111,17 +117,23 @@ impl State {
         self.resv = resv;
     }
 
-    /// XmitReserve(s): the loop's head in __xsk_generic_xmit():
-    /// xskq_cons_peek_desc(), the budget (max_batch-- == 0: EAGAIN), the
-    /// invalid-descriptor exit, the rest of a dropped packet
-    /// (xs->drain_cont), and the completion slot the descriptor needs
-    /// before xsk_build_skb() (xsk_cq_reserve_addr_locked()).
+    /// XmitReserve(s): the per-descriptor loop's head (BatchSize = 0).
     pub fn xmit_reserve(&self, cfg: &Config, s: Sock) -> Option<State> {
-        let si = s as usize;
-        let c = &self.call[si];
-        if c.stage != Stage::Loop || cfg.batch_size != 0 {
+        if self.call[s as usize].stage != Stage::Loop || cfg.batch_size != 0 {
             return None;
         }
+        Some(self.loop_head(cfg, s))
+    }
+
+    /// LoopHead(s): the head of __xsk_generic_xmit()'s loop in 6.12.117's
+    /// order (xsk.c l.1012-1035): xskq_cons_peek_desc() validates the head
+    /// descriptor and an invalid one ends the loop whatever the budget
+    /// (l.1075); then the budget (max_batch-- == 0: EAGAIN), the rest of a
+    /// dropped packet (xs->drain_cont), and the completion slot the
+    /// descriptor needs before xsk_build_skb() (xsk_cq_reserve_addr_locked()).
+    pub(super) fn loop_head(&self, cfg: &Config, s: Sock) -> State {
+        let si = s as usize;
+        let c = &self.call[si];
         let mut t = self.clone();
         let Some(&d) = self.tx[si].first() else {
             // The peek found the ring empty: xskq_cons_get_entries() has
@@ -135,16 +147,16 @@ impl State {
                     contd: true,
                 });
             }
-            return Some(t);
+            return t;
         };
-        if (c.done >= cfg.budget && cfg.mutant != Mutant::BudgetOverrun) || c.done > cfg.budget {
-            t.end_call(s);
-        } else if !d.ok {
+        if !d.ok {
             t.invalid_desc(cfg, s, d);
+            t.end_call(s);
+        } else if (c.done >= cfg.budget && cfg.mutant != Mutant::BudgetOverrun) || c.done > cfg.budget {
             t.end_call(s);
         } else if self.drain[si] {
             // xs->drain_cont: d belongs to a dropped packet and is
-            // completed alone, if no completion is reserved.
+            // completed alone, if SingleOk allows.
             if State::single_ok(cfg, &self.resv, &self.cq) {
                 t.cq.push(d.addr);
                 t.tx[si].remove(0);
@@ -169,7 +181,7 @@ impl State {
             t.call[si].stage = Stage::Reserved;
             t.call[si].pend = 1;
         }
-        Some(t)
+        t
     }
 
     /// XmitReserveStore(s), xsk-shared-cq-race only: the store of the
@@ -324,6 +336,34 @@ mod tests {
         assert_eq!((t.cq.as_slice(), t.resv.len()), (&[1][..], 1));
         assert_eq!(t.violated(&cfg), None);
         assert_eq!(t.driver_free(&cfg, 1, 0), None);
+    }
+
+    #[test]
+    fn an_invalid_head_is_handled_whatever_the_budget() {
+        let cfg = Config {
+            cq_size: 3,
+            ..single(Design::B)
+        };
+        let s = two_in_flight(&cfg).user_submit(&cfg, 0, 2, false, false).unwrap();
+        let t = s.xmit_reserve(&cfg, 0).unwrap();
+        assert_eq!((t.call[0].stage, t.tx[0].len(), t.cq.as_slice()), (Stage::Idle, 0, &[2][..]));
+    }
+
+    #[test]
+    fn design_b_completes_alone_past_reserved_slots() {
+        for design in [Design::A, Design::B] {
+            let cfg = Config {
+                cq_size: 3,
+                ..single(design)
+            };
+            // f0 sent (its slot still reserved), then an invalid f2.
+            let mut s = State::init(&cfg).user_submit(&cfg, 0, 0, true, false).unwrap();
+            s = s.sendto(&cfg, 0).unwrap().xmit_reserve(&cfg, 0).unwrap();
+            s = s.xmit_send(&cfg, 0, TxResult::Sent).unwrap();
+            s = s.user_submit(&cfg, 0, 2, false, false).unwrap();
+            let t = s.xmit_reserve(&cfg, 0).unwrap();
+            assert_eq!(t.cq.contains(&2), design == Design::B, "design {design:?}");
+        }
     }
 
     #[test]

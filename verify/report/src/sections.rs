@@ -2,40 +2,20 @@
 //! `DiffSection` and `KernelSection` (templates/diff.html, kernel.html).
 
 use serde::Serialize;
-use serde_json::Value;
 
 use ringlab_kernel::diff_doc::DiffDoc;
 use ringlab_kernel::kernel_test::doc::{CampaignRun, Guests, KernelDoc};
 use ringlab_kernel::probe::Probe;
-use ringlab_results::{ChainSummary, DiffSection, KernelSection};
+use ringlab_results::{DiffSection, KernelSection};
 
-/// The live-kernel campaign: skipped, failed to run, or its figures.
+/// The live-kernel campaign: skipped, failed to run, or its figures (the
+/// chain's among them: `campaign.chain`, with its example).
 #[derive(Serialize)]
 #[serde(tag = "state", rename_all = "lowercase")]
 pub enum DiffView<'a> {
     Skipped { skipped: &'a str, kernel: &'a str },
     Failed { error: &'a str, kernel: &'a str, seed: u64 },
-    Ran { campaign: &'a DiffDoc, chain: Option<Chain> },
-}
-
-/// The chain's TLC validation of the campaign's kernel traces: its
-/// counts, and every field as a row (it has no type of its own yet).
-#[derive(Serialize)]
-pub struct Chain {
-    counts: Option<Counts>,
-    rows: Vec<Row>,
-}
-
-#[derive(Serialize)]
-struct Counts {
-    validated: u64,
-    rejected: u64,
-}
-
-#[derive(Serialize)]
-struct Row {
-    key: String,
-    value: String,
+    Ran { campaign: &'a DiffDoc },
 }
 
 impl<'a> DiffView<'a> {
@@ -43,21 +23,8 @@ impl<'a> DiffView<'a> {
         match d {
             DiffSection::Skipped { skipped, kernel } => DiffView::Skipped { skipped, kernel },
             DiffSection::Failed { error, kernel, seed } => DiffView::Failed { error, kernel, seed: *seed },
-            DiffSection::Ran { campaign, chain } => DiffView::Ran { campaign, chain: chain.as_ref().map(Chain::of) },
+            DiffSection::Ran { campaign } => DiffView::Ran { campaign },
         }
-    }
-}
-
-impl Chain {
-    fn of(c: &ChainSummary) -> Chain {
-        let count = |k: &str| c.get(k).and_then(Value::as_u64);
-        let counts = count("validated").zip(count("rejected")).map(|(validated, rejected)| Counts { validated, rejected });
-        let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
-        let rows = match c {
-            Value::Object(m) => m.iter().map(|(k, v)| Row { key: k.clone(), value: text(v) }).collect(),
-            v => vec![Row { key: "chain".into(), value: text(v) }],
-        };
-        Chain { counts, rows }
     }
 }
 
@@ -179,9 +146,10 @@ mod tests {
     use crate::index_page::tests::{doc, render};
     use ringlab_kernel::faults::FaultReport;
     use ringlab_kernel::kernel_test::doc::{DiffRuns, FaultRun, FaultRuns, MutantRun, PatchedRuns, ProbeRun, Xskxceiver, XskxceiverPair, W1};
+    use ringlab_kernel::diff_doc::{ChainDoc, ChainExample, ExampleOp, ExampleStep};
     use ringlab_results::VerifyDoc;
 
-    fn ran(chain: Option<Value>) -> DiffSection {
+    fn ran(chain: Option<ChainDoc>) -> DiffSection {
         let campaign = DiffDoc {
             kernel: "6.18.1".into(),
             profile: "6.18".into(),
@@ -189,9 +157,10 @@ mod tests {
             scenarios: 500,
             operations: 8601,
             replay_files: vec!["target/ringlab/diff/d.json".into()],
+            chain,
             ..Default::default()
         };
-        DiffSection::Ran { campaign, chain }
+        DiffSection::Ran { campaign }
     }
 
     #[test]
@@ -209,13 +178,34 @@ mod tests {
 
     #[test]
     fn the_chain_is_shown_when_present() {
-        let chain = serde_json::json!({"validated": 498, "rejected": 2, "spec": "XskRing.tla"});
+        let step = |a: &str, c: &str| ExampleStep { action: a.into(), changed: vec![c.into()] };
+        let example = ChainExample {
+            seed: 0x2a,
+            profile: "6.18".into(),
+            accepted: true,
+            ops: vec![ExampleOp {
+                op: "Kick".into(),
+                kernel: "Kicks([0])".into(),
+                model: "Kicks([0])".into(),
+                steps: vec![step("Sendto", "call = x"), step("XmitReserve", "resv = <<Placeholder>>")],
+            }],
+        };
+        let chain = ChainDoc {
+            spec: "XskCopyTx".into(),
+            validated: 498,
+            rejected: 2,
+            rejections: vec!["scenario seed 0x1: no step".into()],
+            example: Some(example),
+            ..Default::default()
+        };
         let html = render(&VerifyDoc { diff: ran(Some(chain)), ..doc() });
-        assert!(html.contains("<p class=\"bad-text\">498 validated against the spec, 2 rejected.</p>"), "{html}");
-        assert!(html.contains("<tr><th>spec</th><td>XskRing.tla</td></tr>"));
-        // any other shape is shown as it is
-        let html = render(&VerifyDoc { diff: ran(Some(serde_json::json!("later"))), ..doc() });
-        assert!(html.contains("<tr><th>chain</th><td>later</td></tr>"), "{html}");
+        assert!(html.contains("498 kernel traces validated against XskCopyTx, 2 rejected"), "{html}");
+        assert!(html.contains("scenario seed 0x1: no step"));
+        assert!(html.contains("<td><code>XmitReserve</code>"), "{html}");
+        assert!(html.contains("resv = &lt;&lt;Placeholder&gt;&gt;"), "{html}");
+        let failed = ChainDoc { spec: "XskCopyTx".into(), error: Some("no TLC".into()), ..Default::default() };
+        let html = render(&VerifyDoc { diff: ran(Some(failed)), ..doc() });
+        assert!(html.contains("not validated: no TLC"), "{html}");
     }
 
     fn kernel_doc() -> KernelDoc {

@@ -12,4 +12,4 @@ pub mod verify;
 
 pub use mutants::{CheckRun, Kill, MutantDoc, MutantResult};
 pub use proofs::ProofDoc;
-pub use verify::{ChainSummary, DiffSection, KernelSection, VerifyDoc};
+pub use verify::{DiffSection, KernelSection, VerifyDoc};

@@ -1,6 +1,8 @@
 //! `ringlab diff`: the model of AF_XDP copy mode against the running
-//! kernel (ringlab-kernel). Prints `SKIP: <reason>` and succeeds only when
-//! this process cannot reach the kernel's AF_XDP at all.
+//! kernel (ringlab-kernel), then every scenario they agreed on validated
+//! against specs/XskCopyTx.tla (the chain, cmd::chain). Prints `SKIP:
+//! <reason>` and succeeds only when this process cannot reach the
+//! kernel's AF_XDP at all.
 
 use std::path::PathBuf;
 
@@ -8,13 +10,15 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use ringlab_kernel::campaign::{self, Opts, Summary};
-use ringlab_kernel::diff_doc::DiffDoc;
+use ringlab_kernel::diff_doc::{ChainDoc, DiffDoc};
 use ringlab_kernel::env::{release, skip_reason};
 use ringlab_kernel::probe::probe;
 use ringlab_kernel::txopts::TX_BATCH_SIZE;
 use ringlab_model::afxdp::Profile;
 use ringlab_model::schema::Header;
 use ringlab_results::DiffSection;
+
+use super::chain;
 
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
 pub const MAX_BATCH: u32 = 1024;
@@ -40,6 +44,14 @@ pub struct DiffArgs {
     /// Where replay files of divergences go (default target/ringlab/diff)
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Do not validate the kernel traces against XskCopyTx with TLC (the
+    /// test VM's guests, which have no TLC: the host validates theirs)
+    #[arg(long)]
+    no_chain: bool,
+    /// Also write each kernel trace as an Apalache ITF file under
+    /// <out>/traces/
+    #[arg(long)]
+    itf: bool,
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
@@ -107,8 +119,8 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
         return replay(file);
     }
     let seed = seed_or_clock(a.seed);
-    let out = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
-    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out, stop_after: None };
+    let out_dir = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
+    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None };
     let (sum, tx) = match a.profile {
         None => (campaign::run(opts).map_err(|e| e.to_string())?, TxArgs { batch: 0, budget: TX_BATCH_SIZE }),
         Some(name) => {
@@ -121,15 +133,46 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
             (campaign::run_with(opts, p, 1).map_err(|e| format!("campaign: {e}"))?, a.tx)
         }
     };
-    let doc = DiffDoc::of(&sum, tx.batch, tx.budget);
+    let mut doc = DiffDoc::of(&sum, tx.batch, tx.budget);
+    if !a.no_chain {
+        let itf = a.itf.then(|| out_dir.as_ref().map(|o| o.join("traces"))).flatten();
+        doc.chain = Some(chain_of(&sum, itf.as_deref(), true));
+    }
     if a.json {
         // one line: the test VM's host reads the last JSON line of stdout
         let out = DiffOut { header: Header::new("diff"), doc: &doc };
         println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
     } else {
         print_summary(&sum);
+        if let Some(c) = &doc.chain {
+            println!("{}", chain_line(c));
+        }
     }
-    Ok(sum.divergences.is_empty())
+    Ok(doc.ok())
+}
+
+/// Validates the campaign's kernel traces against the spec (stderr says
+/// how it went).
+fn chain_of(sum: &Summary, itf: Option<&std::path::Path>, progress: bool) -> ChainDoc {
+    if progress {
+        eprintln!("diff: validating {} kernel traces against XskCopyTx with TLC", sum.chain.len());
+    }
+    let c = chain::of_summary(sum, itf);
+    for x in &c.rejections {
+        eprintln!("diff: chain: {x}");
+    }
+    if progress {
+        eprintln!("diff: {}", chain_line(&c));
+    }
+    c
+}
+
+/// How many kernel traces the spec accepted, for people.
+pub fn chain_line(c: &ChainDoc) -> String {
+    if c.error.is_some() {
+        return c.words();
+    }
+    format!("{} ({} steps, {} TLC runs, {}s)", c.words(), c.steps, c.tlc_runs, c.seconds)
 }
 
 fn replay(file: &std::path::Path) -> Result<bool, String> {
@@ -172,7 +215,9 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> DiffSection 
                 sum.operations,
                 sum.divergences.len()
             );
-            DiffSection::Ran { campaign: DiffDoc::of(&sum, 0, TX_BATCH_SIZE), chain: None }
+            let mut campaign = DiffDoc::of(&sum, 0, TX_BATCH_SIZE);
+            campaign.chain = Some(chain_of(&sum, None, progress));
+            DiffSection::Ran { campaign }
         }
         Err(e) => {
             eprintln!("diff: error: {e}");

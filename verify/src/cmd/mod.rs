@@ -2,8 +2,10 @@
 
 pub mod args;
 pub mod check;
+pub mod chain;
 pub mod diff;
 pub mod faults;
+pub mod kernel_test;
 pub mod mutants;
 pub mod probe;
 pub mod prove;

@@ -130,7 +130,7 @@ fn kernel_section(root: &Path, wanted: bool) -> KernelSection {
         json: false,
         no_vm: false,
     };
-    match kernel_test::test(root, &args) {
+    match super::kernel_test::test(root, &args) {
         Ok(doc) => KernelSection::Ran(Box::new(doc)),
         Err(e) => KernelSection::Failed { error: e },
     }

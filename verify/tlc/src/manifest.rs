@@ -64,7 +64,14 @@ pub enum Killer {
     /// `cargo test -p ringlab-kernel --features <feature> --test <test>`:
     /// the live-kernel differential campaign with a wrong model built in.
     Diff { feature: String, test: String },
+    /// `cargo test -p <package> --features ringlab-model/<feature> --test
+    /// <test>`: the chain from the kernel's model to the spec (the step
+    /// check in ringlab-kernel, TLC in ringlab-tlc) with a wrong model.
+    Chain { feature: String, test: String, package: String },
 }
+
+/// The packages whose tests a `chain` killer may run.
+pub const CHAIN_PACKAGES: [&str; 2] = ["ringlab-kernel", "ringlab-tlc"];
 
 impl Killer {
     /// How the mutation matrix names this check.
@@ -76,6 +83,7 @@ impl Killer {
             Killer::Trace { test, .. } => format!("trace:{test}"),
             Killer::Proof { proof } => format!("proof:{proof}"),
             Killer::Diff { test, .. } => format!("diff:{test}"),
+            Killer::Chain { test, .. } => format!("chain:{test}"),
         }
     }
 }
@@ -133,6 +141,15 @@ impl Manifest {
                 return Err(format!("mutant `{}` names no check that kills it", mu.id));
             }
             for k in &mu.killers {
+                if let Killer::Chain { package, .. } = k {
+                    if !CHAIN_PACKAGES.contains(&package.as_str()) {
+                        return Err(format!(
+                            "mutant `{}`: a chain check runs in {}, not `{package}`",
+                            mu.id,
+                            CHAIN_PACKAGES.join(" or ")
+                        ));
+                    }
+                }
                 if let Killer::Tlc { model } = k {
                     let Some(m) = self.models.iter().find(|m| &m.name == model) else {
                         return Err(format!("mutant `{}`: no model `{model}`", mu.id));
@@ -250,6 +267,19 @@ mod tests {
         m.mutants[0].link = Some("xsk-rs#53".into());
         let e = m.validate(&root().join("specs")).unwrap_err();
         assert!(e.contains("not an http(s) address"), "{e}");
+    }
+
+    #[test]
+    fn a_chain_killer_names_its_package() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        let k: Killer = serde_json::from_str(
+            r#"{"check": "chain", "feature": "f", "test": "chain", "package": "ringlab-kernel"}"#,
+        )
+        .unwrap();
+        assert_eq!(k.label(), "chain:chain");
+        m.mutants[0].killers = vec![Killer::Chain { feature: "f".into(), test: "t".into(), package: "ringlab-sim".into() }];
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("chain check runs in"), "{e}");
     }
 
     #[test]

@@ -242,7 +242,7 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
         ),
         // A frame duplicated: one the kernel holds is also the application's.
         corrupt_at(&cfg, &states, &actions, "frame-duplicated", |t, k| {
-            let held = (0..cfg.frames.len() as u8).find(|f| !t[k].free.contains(f));
+            let held = (0..cfg.frames.len() as ringlab_model::copy_tx::Frame).find(|f| !t[k].free.contains(f));
             held.is_some_and(|f| t[k].free.insert(f))
         }),
         // A step skipped: state k is dropped, k + 1 follows k - 1.

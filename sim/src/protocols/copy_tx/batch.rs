@@ -1,7 +1,7 @@
 //! Seed 000's batch (BatchSize > 0, design b): read up to n descriptors,
 //! reserve their completion slots at once, allocate skbs in bulk (some may
 //! fail), cancel the unused slots, transmit with xmit_more on all but the
-//! last.
+//! last. What a batch cannot take goes through the loop's head (xmit.rs).
 
 use ringlab_model::copy_tx::{Stage, TxResult};
 
@@ -19,9 +19,13 @@ impl XskSock {
         (0..n).map(|i| self.tx.read(add(first, i))).collect()
     }
 
-    /// XmitBatchReserve(s): xskq_cons_nb_entries() and the loads of up to
-    /// n descriptors (n: the batch size, within the budget left), then one
-    /// xsk_cq_reserve_locked() for the valid ones at the head.
+    /// XmitBatchReserve(s): the loop's head with batching. When a batch is
+    /// ready (no packet being built or drained, xsk_xmit_batch_ready()):
+    /// xskq_cons_nb_entries() and the loads of up to n descriptors (n: the
+    /// batch size, within the budget left), then one
+    /// xsk_cq_reserve_locked() for the run of valid ones without options
+    /// at the head (xskq_cons_peek_desc_batch()). Otherwise, or if that
+    /// run is empty, one iteration of the per-descriptor loop.
     pub fn xmit_batch_reserve(&mut self, pool: &Pool) -> Step {
         if self.call.stage != Stage::Loop || self.xcfg.batch == 0 {
             return Err(Disabled::new(
@@ -35,32 +39,28 @@ impl XskSock {
             ));
         }
         let left = self.xcfg.budget - self.call.done;
-        let n = if left == 0 {
+        let ready = self.skb.is_none() && !self.drain_cont;
+        let n = if left == 0 || !ready {
             0
         } else {
             self.nb_entries(self.xcfg.batch.min(left))
         };
-        let descs = self.head(n);
-        match descs.first() {
-            None => self.end_call(),
-            Some(&d) if !pool.umem.validate(&d) => {
-                self.invalid_desc(pool, d);
-                self.end_call();
-            }
-            Some(_) => {
-                let addrs: Vec<u64> = descs
-                    .iter()
-                    .take_while(|d| pool.umem.validate(d))
-                    .map(|d| d.addr)
-                    .collect();
-                let k = pool.cq.reserve(pool.completion, &addrs, &mut self.cost);
-                if k == 0 {
-                    self.end_call();
-                } else {
-                    self.call.stage = Stage::BReserved;
-                    self.call.pend = k;
-                }
-            }
+        let addrs: Vec<u64> = self
+            .head(n)
+            .iter()
+            .take_while(|d| pool.umem.validate(d) && d.options == 0)
+            .map(|d| d.addr)
+            .collect();
+        if addrs.is_empty() {
+            self.loop_head(pool);
+            return Ok(());
+        }
+        let k = pool.cq.reserve(pool.completion, &addrs, &mut self.cost);
+        if k == 0 {
+            self.end_call();
+        } else {
+            self.call.stage = Stage::BReserved;
+            self.call.pend = k;
         }
         self.end_step();
         Ok(())

@@ -104,22 +104,32 @@ impl Cq {
     }
 
     /// xsk_cq_submit_addr_single_locked(): complete an invalid
-    /// descriptor's address at once, but only when no completion is
-    /// reserved before it (positional publishing would otherwise publish
-    /// an earlier skb's slot). False: the caller retries later.
-    pub fn submit_single(&self, addr: u64, cost: &mut Cost) -> bool {
+    /// descriptor's address at once. Design a publishes by position, so
+    /// only when no completion is reserved before it (6.12.117 xsk.c
+    /// l.763); design b's reserved slots are counts, so a free slot is
+    /// enough: one more is reserved, written at `->producer` and published
+    /// (the series' patch 0002). False: the caller retries later.
+    pub fn submit_single(&self, design: Design, addr: u64, cost: &mut Cost) -> bool {
         self.locked(cost, |p, cost| {
             cost.idx_loads += 1;
-            if p.cached_prod() != p.ring().producer().load(Relaxed) {
+            let prod = p.ring().producer().load(Relaxed);
+            if design == Design::A && p.cached_prod() != prod {
                 return false;
             }
             if Cq::nb_free(p, 1, cost) == 0 {
                 return false;
             }
-            let pos = p.cached_prod();
-            p.reserve_addr(addr)
-                .expect("a free slot was seen under the lock");
-            cost.slots(pos, 1, p.ring().mask(), ENTRY);
+            match design {
+                Design::A => {
+                    p.reserve_addr(addr)
+                        .expect("a free slot was seen under the lock");
+                }
+                Design::B => {
+                    p.reserve_n(1);
+                    p.write_at_producer(&[addr]);
+                }
+            }
+            cost.slots(prod, 1, p.ring().mask(), ENTRY);
             Cq::submit_n(p, 1, cost);
             true
         })

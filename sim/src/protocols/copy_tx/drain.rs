@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use ringlab_model::copy_tx::{Action, Stage, TxResult};
+use ringlab_model::copy_tx::{Action, Frame, Stage, TxResult};
 use ringlab_model::rng::Rng;
 use ringlab_ring::sync::Ordering::Relaxed;
 use ringlab_ring::RingMem;
@@ -86,7 +86,7 @@ impl CopyTx {
         let f = *app.free.iter().next()?;
         (!app.open[k].is_empty() && app.tx_room(k) > 0).then_some(Action::UserSubmit {
             s: k as u8,
-            f: f as u8,
+            f: f as Frame,
             ok: true,
             contd: false,
         })

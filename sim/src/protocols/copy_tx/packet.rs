@@ -73,11 +73,12 @@ impl XskSock {
     }
 
     /// The loop's `xs->drain_cont` branch: `d` belongs to a dropped
-    /// packet; xsk_cq_submit_addr_single_locked() completes it alone if no
-    /// completion is reserved, it is counted and released, and drain_cont
-    /// follows its XDP_PKT_CONTD. False: -EAGAIN, nothing done.
+    /// packet; xsk_cq_submit_addr_single_locked() completes it alone if it
+    /// can ([`super::cq::Cq::submit_single`]), it is counted and released,
+    /// and drain_cont follows its XDP_PKT_CONTD. False: -EAGAIN, nothing
+    /// done.
     pub(super) fn drain_one(&mut self, pool: &Pool, d: XdpDesc) -> bool {
-        if !pool.cq.submit_single(d.addr, &mut self.cost) {
+        if !pool.cq.submit_single(pool.completion, d.addr, &mut self.cost) {
             return false;
         }
         self.invalid_descs += 1;

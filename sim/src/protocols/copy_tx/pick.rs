@@ -3,7 +3,7 @@
 //! deterministic scheduler draws through it; the real-thread runner's
 //! socket threads draw their sendto steps with [`socket_choices`].
 
-use ringlab_model::copy_tx::{Action, Stage, TxResult};
+use ringlab_model::copy_tx::{Action, Frame, Sock, Stage, TxResult};
 use ringlab_model::rng::Rng;
 
 use super::config::CopyTxConfig;
@@ -94,7 +94,7 @@ impl CopyTx {
             }
             let f = free[rng.below(free.len() as u32) as usize];
             let (one, more) = (self.app.may_submit(s, false), self.app.may_submit(s, true));
-            let (s, f) = (s as u8, f as u8);
+            let (s, f) = (s as Sock, f as Frame);
             let submit = |ok, contd| Action::UserSubmit { s, f, ok, contd };
             if one {
                 user.push((submit(true, false), 6));
@@ -122,13 +122,13 @@ impl CopyTx {
 
     /// The skbs in flight, as the driver names them: their first frame
     /// and their socket.
-    pub(crate) fn skbs(&self) -> Vec<(u8, u8)> {
+    pub(crate) fn skbs(&self) -> Vec<(Frame, Sock)> {
         self.pool.in_flight(|q| {
             q.iter()
                 .map(|k| {
                     (
-                        self.pool.umem.frame(k.addrs[0]).unwrap_or(0) as u8,
-                        k.sock as u8,
+                        self.pool.umem.frame(k.addrs[0]).unwrap_or(0) as Frame,
+                        k.sock as Sock,
                     )
                 })
                 .collect()

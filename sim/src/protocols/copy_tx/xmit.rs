@@ -40,16 +40,16 @@ impl XskSock {
     /// the loop (the `xskq_has_descs()` branch after it). The packet being
     /// built, if any, is dropped (xsk_drop_skb()); then
     /// xsk_cq_submit_addr_single_locked() completes the descriptor's
-    /// address alone if no earlier completion is reserved, and it is
-    /// released and counted in tx_invalid_descs, drain_cont following its
-    /// XDP_PKT_CONTD; otherwise the next sendto retries it, and drain_cont
-    /// remembers whether the rest of a packet must go too.
+    /// address alone if it can ([`super::cq::Cq::submit_single`]), and it
+    /// is released and counted in tx_invalid_descs, drain_cont following
+    /// its XDP_PKT_CONTD; otherwise the next sendto retries it, and
+    /// drain_cont remembers whether the rest of a packet must go too.
     pub(super) fn invalid_desc(&mut self, pool: &Pool, d: XdpDesc) {
         let drain = self.skb.is_some() || self.drain_cont || is_contd(&d);
         if let Some(skb) = self.skb.take() {
             self.drop_skb(pool, skb);
         }
-        if pool.cq.submit_single(d.addr, &mut self.cost) {
+        if pool.cq.submit_single(pool.completion, d.addr, &mut self.cost) {
             self.invalid_descs += 1;
             self.tx.release();
             self.drain_cont = is_contd(&d);
@@ -58,16 +58,24 @@ impl XskSock {
         }
     }
 
-    /// XmitReserve(s): the loop's head: xskq_cons_peek_desc(), the budget
-    /// (max_batch-- == 0: EAGAIN), the invalid-descriptor exit, the rest
-    /// of a dropped packet (xs->drain_cont), and the completion slot
-    /// reserved before xsk_build_skb() runs (xsk_cq_reserve_addr_locked(),
-    /// the backpressure: none free, stop).
+    /// XmitReserve(s): the per-descriptor loop's head (batch 0).
     pub fn xmit_reserve(&mut self, pool: &Pool) -> Step {
         self.require("XmitReserve", Stage::Loop)?;
         if self.xcfg.batch != 0 {
             return Err(Disabled::new("XmitReserve", "this run batches"));
         }
+        self.loop_head(pool);
+        Ok(())
+    }
+
+    /// The loop's head in 6.12.117's order (xsk.c l.1012-1035):
+    /// xskq_cons_peek_desc() validates the head descriptor, and an invalid
+    /// one ends the loop whatever the budget (l.1075); then the budget
+    /// (max_batch-- == 0: EAGAIN), the rest of a dropped packet
+    /// (xs->drain_cont), and the completion slot reserved before
+    /// xsk_build_skb() runs (xsk_cq_reserve_addr_locked(), the
+    /// backpressure: none free, stop).
+    pub(super) fn loop_head(&mut self, pool: &Pool) {
         match self.peek() {
             None => {
                 if cfg!(feature = "mutant-mb-send-partial") {
@@ -75,11 +83,11 @@ impl XskSock {
                 }
                 self.end_call();
             }
-            Some(_) if self.call.done >= self.xcfg.budget => self.end_call(),
             Some(d) if !pool.umem.validate(&d) => {
                 self.invalid_desc(pool, d);
                 self.end_call();
             }
+            Some(_) if self.call.done >= self.xcfg.budget => self.end_call(),
             Some(d) if self.drain_cont => {
                 if !self.drain_one(pool, d) {
                     self.end_call();
@@ -116,7 +124,6 @@ impl XskSock {
             }
         }
         self.end_step();
-        Ok(())
     }
 
     /// XmitReserveStore(s), mutant-xsk-shared-cq-race only: the store of

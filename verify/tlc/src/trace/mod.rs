@@ -66,6 +66,7 @@ macro_rules! trace_fns {
 
 pub mod copy_tx;
 pub mod devmem;
+pub mod kernel_chain;
 mod validate;
 pub mod xsk_ring;
 
