@@ -153,22 +153,13 @@ pub fn replay_checking(
 }
 
 /// A `-simulate file=` dump that is not a behaviour of XskRing states.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum DumpError {
+    #[error("{0}")]
     Parse(ParseError),
+    #[error("STATE_{state}: {err}")]
     State { state: usize, err: FromTlaError },
 }
-
-impl fmt::Display for DumpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DumpError::Parse(e) => write!(f, "{e}"),
-            DumpError::State { state, err } => write!(f, "STATE_{state}: {err}"),
-        }
-    }
-}
-
-impl std::error::Error for DumpError {}
 
 /// The states of a TLC `-simulate file=` dump.
 pub fn states_from_dump(text: &str) -> Result<Vec<State>, DumpError> {

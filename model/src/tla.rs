@@ -1,7 +1,6 @@
 //! TLA+ values, states and behaviours in the syntax TLC prints them.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 mod lexer;
 mod parser;
@@ -16,20 +15,13 @@ pub use value::Value;
 pub type Vars = BTreeMap<String, Value>;
 
 /// A syntax error at a 1-based line and column.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {col}: {msg}")]
 pub struct ParseError {
     pub line: usize,
     pub col: usize,
     pub msg: String,
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.col, self.msg)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Print a state as TLC does, one `/\ var = value` line per variable.
 pub fn format_state(vars: &Vars) -> String {

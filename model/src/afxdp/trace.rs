@@ -3,7 +3,6 @@
 //! what it names and the scenario operation it belongs to; and why a run
 //! may not be projected.
 
-use std::fmt;
 
 use crate::copy_tx::{first_rejected_with, Action, Call, Config, Desc, Frame, Rejected, Sock, State, TxResult};
 
@@ -15,7 +14,8 @@ use super::scenario::Obs;
 pub const MAX_FRAMES: usize = 4096;
 
 /// Why a run cannot be projected (not: why the spec rejects it).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("operation {op}: {what}")]
 pub struct ProjectionError {
     pub op: usize,
     pub kind: Unprojected,
@@ -33,13 +33,6 @@ pub enum Unprojected {
     Internal,
 }
 
-impl fmt::Display for ProjectionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "operation {}: {}", self.op, self.what)
-    }
-}
-
-impl std::error::Error for ProjectionError {}
 
 /// What a step names besides its action: the socket, the frame
 /// (UserSubmit's, or DriverFree's skb's first) and UserSubmit's descriptor.

@@ -72,7 +72,6 @@ pub mod xsk_ring;
 
 pub use validate::{check, cfg_text, module, validate, verdict, write_model, SpecTrace, Verdict};
 
-use std::fmt;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -81,29 +80,20 @@ pub use ringlab_model::cfg::is_ident;
 use ringlab_model::tla::{parse_value, Value};
 use crate::{Outcome, RunOpts, Tlc, TlcResult};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TraceError {
     /// java or the TLC jar cannot be found.
+    #[error("TLC unavailable: {0}")]
     NoTlc(String),
     /// The states cannot be written as the spec's values.
+    #[error("not a trace of the spec: {0}")]
     BadTrace(String),
+    #[error("{0}")]
     Io(String),
     /// TLC ran but did not check the trace (a parse error, a crash).
+    #[error("TLC did not check the trace: {0}")]
     Tlc(String),
 }
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceError::NoTlc(e) => write!(f, "TLC unavailable: {e}"),
-            TraceError::BadTrace(e) => write!(f, "not a trace of the spec: {e}"),
-            TraceError::Io(e) => write!(f, "{e}"),
-            TraceError::Tlc(e) => write!(f, "TLC did not check the trace: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}
 
 /// A trace spec: `spec`.tla, its `spec`Trace.tla, and the generated
 /// module `module` that defines the log.
