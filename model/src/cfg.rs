@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use crate::tla::{parse_value, Value};
+
 /// A .cfg file that cannot be read: where, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CfgError {
@@ -259,6 +261,82 @@ impl<T> CfgFile<T> {
         self.constants
             .get(name)
             .ok_or_else(|| self.error_at(0, format!("constant {name} is missing from CONSTANTS")))
+    }
+}
+
+/// A constant's right-hand side in a spec whose constants name model
+/// values: one model value, a set of them, or an ordinary value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rhs {
+    ModelValue(String),
+    ModelValues(Vec<String>),
+    Value(Value),
+}
+
+impl Rhs {
+    pub fn parse(text: &str) -> Result<Rhs, String> {
+        let t = text.trim();
+        if is_ident(t) && t != "TRUE" && t != "FALSE" {
+            return Ok(Rhs::ModelValue(t.to_string()));
+        }
+        if let Some(names) = model_value_set(t) {
+            return names.map(Rhs::ModelValues);
+        }
+        parse_value(t).map(Rhs::Value).map_err(|e| e.msg)
+    }
+
+    /// Constant `name`'s right-hand side, refusing a name not in `names`.
+    pub fn named(names: &[&str], name: &str, text: &str) -> Result<Rhs, String> {
+        if !names.contains(&name) {
+            return Err(format!("unknown constant {name}"));
+        }
+        Rhs::parse(text).map_err(|e| format!("value of {name}: {e}"))
+    }
+}
+
+/// A spec's CONSTANTS as a Rust config: how a .cfg file's right-hand
+/// sides read, and how they make the config (ASSUMEs checked).
+pub trait Constants: Sized {
+    type Rhs;
+    /// Sections this spec's reader refuses (default: any it does not know).
+    fn unsupported(word: &str) -> bool {
+        unknown_section(word)
+    }
+    /// Constant `name`'s right-hand side.
+    fn rhs(name: &str, text: &str) -> Result<Self::Rhs, String>;
+    fn from_constants(file: &CfgFile<Self::Rhs>) -> Result<Self, CfgError>;
+}
+
+/// What one TLC model config says: the spec's constants as a `C`, and
+/// what TLC is asked to check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelCfg<C> {
+    pub config: C,
+    pub specification: Option<String>,
+    /// SYMMETRY: the name of the permutation set.
+    pub symmetry: Option<String>,
+    /// INVARIANTS, in the file's order (the order TLC checks them).
+    pub invariants: Vec<String>,
+    pub properties: Vec<String>,
+    /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
+    pub check_deadlock: bool,
+}
+
+impl<C: Constants> ModelCfg<C> {
+    pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg<C>, CfgError> {
+        read_file(path, ModelCfg::parse)
+    }
+
+    pub fn parse(text: &str) -> Result<ModelCfg<C>, CfgError> {
+        let file = CfgFile::parse_with(text, C::unsupported, C::rhs)?;
+        Ok(ModelCfg {
+            config: C::from_constants(&file)?,
+            specification: file.specification,
+            symmetry: file.symmetry,
+            invariants: file.invariants,
+            properties: file.properties,
+            check_deadlock: file.check_deadlock,
+        })
     }
 }
 

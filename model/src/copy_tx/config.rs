@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-use crate::cfg::{is_ident, model_value_set, read_file, unknown_section, CfgError, CfgFile};
-use crate::tla::{parse_value, Value};
+use super::state::Frame;
+use crate::cfg::{CfgError, CfgFile, Constants, Rhs};
 
 /// Design: where a completion's address comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -170,25 +170,15 @@ impl Config {
         if self.sockets.is_empty() || self.sockets.len() > 8 {
             return Err("the model needs 1 to 8 sockets".into());
         }
-        if self.frames.is_empty() || self.frames.len() > 255 {
-            return Err("the model needs 1 to 255 frames".into());
+        if self.frames.is_empty() || self.frames.len() > usize::from(Frame::MAX) {
+            return Err(format!("the model needs 1 to {} frames", Frame::MAX));
         }
         Ok(())
     }
 }
 
 /// What one MCXskCopyTx_*.cfg file says.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelCfg {
-    pub config: Config,
-    pub specification: Option<String>,
-    /// SYMMETRY: the name of the permutation set (the spec's Perms).
-    pub symmetry: Option<String>,
-    pub invariants: Vec<String>,
-    pub properties: Vec<String>,
-    /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
-    pub check_deadlock: bool,
-}
+pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
 const NAMES: [&str; 15] = [
     "Sockets",
@@ -208,46 +198,13 @@ const NAMES: [&str; 15] = [
     "Mutant",
 ];
 
-/// A constant's right-hand side: a model value, a set of model values, or
-/// an ordinary value.
-#[derive(Clone, Debug)]
-enum Rhs {
-    ModelValue(String),
-    ModelValues(Vec<String>),
-    Value(Value),
-}
-
-fn parse_rhs(text: &str) -> Result<Rhs, String> {
-    let t = text.trim();
-    if is_ident(t) && t != "TRUE" && t != "FALSE" {
-        return Ok(Rhs::ModelValue(t.to_string()));
+impl Constants for Config {
+    type Rhs = Rhs;
+    fn rhs(name: &str, text: &str) -> Result<Rhs, String> {
+        Rhs::named(&NAMES, name, text)
     }
-    if let Some(names) = model_value_set(t) {
-        return names.map(Rhs::ModelValues);
-    }
-    parse_value(t).map(Rhs::Value).map_err(|e| e.msg)
-}
-
-impl ModelCfg {
-    pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg, CfgError> {
-        read_file(path, ModelCfg::parse)
-    }
-
-    pub fn parse(text: &str) -> Result<ModelCfg, CfgError> {
-        let file = CfgFile::parse_with(text, unknown_section, |name, value| {
-            if !NAMES.contains(&name) {
-                return Err(format!("unknown constant {name}"));
-            }
-            parse_rhs(value).map_err(|e| format!("value of {name}: {e}"))
-        })?;
-        Ok(ModelCfg {
-            config: Config::from_constants(&file)?,
-            specification: file.specification,
-            symmetry: file.symmetry,
-            invariants: file.invariants,
-            properties: file.properties,
-            check_deadlock: file.check_deadlock,
-        })
+    fn from_constants(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
+        Config::of_constants(file)
     }
 }
 
@@ -257,7 +214,7 @@ impl Config {
         Ok(ModelCfg::from_file(path)?.config)
     }
 
-    fn from_constants(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
+    fn of_constants(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         let err_at = |line: usize, msg: String| file.error_at(line, msg);
         let want = |name: &str| file.constant(name);
         let bad = |name: &str, what: &str| {

@@ -3,22 +3,13 @@
 
 use std::path::Path;
 
-use crate::cfg::{model_value_set, read_file, unknown_section, CfgError, CfgFile};
-use crate::tla::{parse_value, Value};
+use crate::cfg::{CfgError, CfgFile, Constants, Rhs};
+use crate::tla::Value;
 
 use super::config::{Config, Mode, Mutant};
 
 /// What one MCDevmem_*.cfg file says.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelCfg {
-    pub config: Config,
-    pub specification: Option<String>,
-    /// INVARIANTS, in the file's order (the order TLC checks them).
-    pub invariants: Vec<String>,
-    pub properties: Vec<String>,
-    /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
-    pub check_deadlock: bool,
-}
+pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
 const NAMES: [&str; 8] = [
     "Bindings",
@@ -31,40 +22,13 @@ const NAMES: [&str; 8] = [
     "Mutant",
 ];
 
-/// A constant's right-hand side: a set of model values or a value.
-#[derive(Clone, Debug)]
-enum Rhs {
-    ModelValues(Vec<String>),
-    Value(Value),
-}
-
-fn parse_rhs(text: &str) -> Result<Rhs, String> {
-    let t = text.trim();
-    if let Some(names) = model_value_set(t) {
-        return names.map(Rhs::ModelValues);
+impl Constants for Config {
+    type Rhs = Rhs;
+    fn rhs(name: &str, text: &str) -> Result<Rhs, String> {
+        Rhs::named(&NAMES, name, text)
     }
-    parse_value(t).map(Rhs::Value).map_err(|e| e.msg)
-}
-
-impl ModelCfg {
-    pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg, CfgError> {
-        read_file(path, ModelCfg::parse)
-    }
-
-    pub fn parse(text: &str) -> Result<ModelCfg, CfgError> {
-        let file = CfgFile::parse_with(text, unknown_section, |name, value| {
-            if !NAMES.contains(&name) {
-                return Err(format!("unknown constant {name}"));
-            }
-            parse_rhs(value).map_err(|e| format!("value of {name}: {e}"))
-        })?;
-        Ok(ModelCfg {
-            config: config_of(&file)?,
-            specification: file.specification,
-            invariants: file.invariants,
-            properties: file.properties,
-            check_deadlock: file.check_deadlock,
-        })
+    fn from_constants(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
+        config_of(file)
     }
 }
 

@@ -4,19 +4,11 @@
 use std::path::Path;
 
 use super::config::{Barrier, Barriers, Config, Mutant, Side};
-use crate::cfg::{read_file, CfgError, CfgFile};
+use crate::cfg::{CfgError, CfgFile, Constants};
 use crate::tla::{parse_value, Value};
 
-/// What one .cfg file says.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelCfg {
-    pub config: Config,
-    pub specification: Option<String>,
-    pub invariants: Vec<String>,
-    pub properties: Vec<String>,
-    /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
-    pub check_deadlock: bool,
-}
+/// What one MCXskRing_*.cfg file says.
+pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
 /// TLC sections this reader refuses rather than ignores.
 const UNSUPPORTED: [&str; 8] = [
@@ -30,29 +22,19 @@ const UNSUPPORTED: [&str; 8] = [
     "POSTCONDITION",
 ];
 
-impl ModelCfg {
-    pub fn from_file(path: impl AsRef<Path>) -> Result<ModelCfg, CfgError> {
-        read_file(path, ModelCfg::parse)
+impl Constants for Config {
+    type Rhs = Value;
+    fn unsupported(word: &str) -> bool {
+        UNSUPPORTED.contains(&word)
     }
-
-    pub fn parse(text: &str) -> Result<ModelCfg, CfgError> {
-        let file = CfgFile::parse_with(
-            text,
-            |w| UNSUPPORTED.contains(&w),
-            |name, value| {
-                if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    return Err(format!("expected a constant name, found `{name}`"));
-                }
-                parse_value(value).map_err(|e| format!("value of {name}: {}", e.msg))
-            },
-        )?;
-        Ok(ModelCfg {
-            config: Config::from_constants(&file)?,
-            specification: file.specification,
-            invariants: file.invariants,
-            properties: file.properties,
-            check_deadlock: file.check_deadlock,
-        })
+    fn rhs(name: &str, text: &str) -> Result<Value, String> {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("expected a constant name, found `{name}`"));
+        }
+        parse_value(text).map_err(|e| format!("value of {name}: {}", e.msg))
+    }
+    fn from_constants(file: &CfgFile<Value>) -> Result<Config, CfgError> {
+        Config::of_constants(file)
     }
 }
 
@@ -74,7 +56,7 @@ impl Config {
     }
 
     /// Build from parsed constants (each with its line), checking the ASSUMEs.
-    fn from_constants(file: &CfgFile<Value>) -> Result<Config, CfgError> {
+    fn of_constants(file: &CfgFile<Value>) -> Result<Config, CfgError> {
         let err_at = |line: usize, msg: String| file.error_at(line, msg);
         let c = &file.constants;
         if let Some((name, (line, _))) = c.iter().find(|(k, _)| !NAMES.contains(&k.as_str())) {
