@@ -91,11 +91,11 @@ impl Example {
     /// Short enough to read, and showing the transmit path: descriptors
     /// submitted, a sendto, and completions taken.
     fn worth_showing(s: &Scenario) -> bool {
-        let has = |f: fn(&Op) -> bool| s.ops.iter().any(f);
-        s.ops.len() <= 8
-            && !s.setup.shared
-            && has(|o| matches!(o, Op::Tx(d) if (2..=6).contains(&d.len())))
-            && has(|o| matches!(o, Op::DrainCq(_)))
+        let at = |f: fn(&Op) -> bool| s.ops.iter().position(f);
+        let tx = at(|o| matches!(o, Op::Tx(d) if (2..=6).contains(&d.len())));
+        let kick = at(|o| matches!(o, Op::Kick | Op::KickIdle));
+        let drain = s.ops.iter().rposition(|o| matches!(o, Op::DrainCq(_)));
+        s.ops.len() <= 12 && !s.setup.shared && matches!((tx, kick, drain), (Some(t), Some(k), Some(d)) if t < k && k < d)
     }
 }
 
