@@ -8,6 +8,10 @@ use comfy_table::{CellAlignment, ContentArrangement, Table};
 pub fn new(head: &[&str], right: &[usize]) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING).set_content_arrangement(ContentArrangement::Disabled).set_header(head.to_vec());
+    // Two spaces between columns, none before the first.
+    for col in t.column_iter_mut() {
+        col.set_padding((0, 2));
+    }
     for &c in right {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);
@@ -40,6 +44,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[1].ends_with("    5"), "{text}");
+        assert!(lines[1].starts_with("a "), "{text}");
         assert!(lines.iter().all(|l| !l.ends_with(' ')));
         assert_eq!(closing("verify", &[true, false, true]), "verify: 2 passed, 1 failed");
     }
