@@ -25,8 +25,9 @@
 
 use std::marker::PhantomData;
 
+mod common;
+
 use proptest::prelude::*;
-use proptest::test_runner::Config as PropConfig;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
 use ringlab_model::copy_tx::{Action, Config, Design, DropFrags, PublishFrags, State, INVARIANTS};
@@ -323,12 +324,7 @@ impl<S: Shapes> StateMachineTest for Sut<S> {
 }
 
 prop_state_machine! {
-    #![proptest_config(PropConfig {
-        cases: 512,
-        max_shrink_iters: 4096,
-        failure_persistence: None,
-        .. PropConfig::default()
-    })]
+    #![proptest_config(common::prop_config("copytx_vs_model", 512))]
     #[test]
     fn rings_follow_the_model(sequential 1..120 => Sut<Single>);
 
@@ -474,7 +470,23 @@ fn multi_buffer_runs_reach_the_interesting_steps() {
 /// multi-buffer configuration with 6.12.117's choice `drop`/`publish`;
 /// the last step must break `name` in both.
 fn scripted(drop: DropFrags, publish: PublishFrags, steps: &[Action], name: &str) {
-    let mut sim = CopyTxConfig::new(Design::B, 0, 2, 3).multi_buf(2, drop, publish);
+    scripted_on(2, 2, 2, drop, publish, steps, name)
+}
+
+/// As [`scripted`], with packets of up to `max_frags` descriptors on tx
+/// rings of `tx_size` and a completion ring of `cq_size`.
+fn scripted_on(
+    max_frags: i64,
+    tx_size: usize,
+    cq_size: usize,
+    drop: DropFrags,
+    publish: PublishFrags,
+    steps: &[Action],
+    name: &str,
+) {
+    let mut sim = CopyTxConfig::new(Design::B, 0, 2, 3).multi_buf(max_frags, drop, publish);
+    sim.spec.tx_size = tx_size;
+    sim.spec.cq_size = cq_size;
     sim.publish = Publish::EachStep;
     let mut r = Ref::new(sim);
     let mut sut = Sut::<Multi>::init_test(&r);
@@ -521,6 +533,49 @@ fn a_rollback_over_a_published_consumer_rereads_refilled_slots() {
             Sendto { s },
             XmitReserve { s },
             send(ringlab_model::copy_tx::TxResult::Busy),
+        ],
+        "TxConsumerMonotone",
+    );
+}
+
+/// A packet of three descriptors on a tx ring of two: each refresh
+/// publishes the consumer past the fragment just taken, so the
+/// application refills the slots while the packet is built, and
+/// NETDEV_TX_BUSY on its last descriptor takes `cached_cons` back three
+/// entries, further than the ring holds.
+#[test]
+fn a_rollback_of_a_packet_longer_than_the_ring_goes_back_past_it() {
+    use ringlab_model::copy_tx::TxResult::{Busy, Sent};
+    use Action::*;
+    let s = 0;
+    let submit = |f, contd| UserSubmit {
+        s,
+        f,
+        ok: true,
+        contd,
+    };
+    let send = |o| XmitSend { s, o };
+    scripted_on(
+        3,
+        2,
+        4,
+        DropFrags::Complete,
+        PublishFrags::All,
+        &[
+            submit(0, true),
+            Sendto { s },
+            XmitReserve { s },
+            send(Sent),
+            XmitReserve { s },
+            submit(1, true),
+            Sendto { s },
+            XmitReserve { s },
+            send(Sent),
+            XmitReserve { s },
+            submit(2, false),
+            Sendto { s },
+            XmitReserve { s },
+            send(Busy),
         ],
         "TxConsumerMonotone",
     );

@@ -25,8 +25,9 @@
 //! refuse a step the model does not, or leave the model's state).
 #![cfg(not(loom))]
 
+mod common;
+
 use proptest::prelude::*;
-use proptest::test_runner::Config as PropConfig;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
 use ringlab_model::devmem::{Action, Bst, Config, Mode, Mutant, State};
@@ -207,12 +208,7 @@ impl StateMachineTest for Sut {
 }
 
 prop_state_machine! {
-    #![proptest_config(PropConfig {
-        cases: 1024,
-        max_shrink_iters: 4096,
-        failure_persistence: None,
-        .. PropConfig::default()
-    })]
+    #![proptest_config(common::prop_config("devmem_vs_model", 1024))]
     #[test]
     fn the_simulator_follows_the_model(sequential 1..LEN => Sut);
 }

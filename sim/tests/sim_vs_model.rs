@@ -12,8 +12,9 @@
 //! batch-release-count and cons-no-publish (the simulator's counters leave
 //! the model's).
 
+mod common;
+
 use proptest::prelude::*;
-use proptest::test_runner::Config as PropConfig;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
 use ringlab_model::xsk_ring::{Action, Barriers, Config, Mutant, Side, State};
@@ -208,12 +209,7 @@ impl StateMachineTest for Sut {
 }
 
 prop_state_machine! {
-    #![proptest_config(PropConfig {
-        cases: 256,
-        max_shrink_iters: 4096,
-        failure_persistence: None,
-        .. PropConfig::default()
-    })]
+    #![proptest_config(common::prop_config("sim_vs_model", 256))]
     #[test]
     fn simulator_follows_the_model(sequential 1..160 => Sut);
 }

@@ -97,7 +97,7 @@ impl XskSock {
         self.tx.cancel_n_unchecked(n);
         let cons = self.tx.ring().consumer().load(Relaxed);
         let back = sub(cons, self.tx.cached_cons());
-        if (1..=self.tx.ring().size()).contains(&back) {
+        if (1..=n).contains(&back) {
             self.rewound = true;
         }
     }
