@@ -9,6 +9,7 @@ pub mod rng;
 pub mod schema;
 pub mod afxdp;
 pub mod copy_tx;
+pub mod desc;
 pub mod devmem;
 pub mod explore;
 pub mod replay;

@@ -1,34 +1,18 @@
-//! xp_aligned_validate_desc (net/xdp/xsk_queue.h, 6.12.117 lines 154-184)
-//! for a pool with tx_metadata_len 0, and the classes of invalid
-//! descriptor a scenario can ask for.
+//! The descriptor check of the live kernel's pool (aligned, no tx
+//! metadata; the check itself is crate::desc's), and the classes of
+//! invalid descriptor a scenario can ask for.
 
 use serde::{Deserialize, Serialize};
 
-/// XDP_PKT_CONTD | XDP_TX_METADATA: the option bits a TX descriptor may
-/// carry (xp_unused_options_set, xsk_queue.h:149).
-pub const KNOWN_OPTIONS: u32 = 0b11;
+use crate::desc::{xp_validate_desc, Desc, Pool};
 
 /// Whether the kernel accepts `addr, len, options` for a umem of
 /// `umem_len` bytes in `chunk`-byte aligned chunks.
 pub fn aligned_valid(addr: u64, len: u32, options: u32, chunk: u32, umem_len: u64) -> bool {
-    let len = len as u64;
-    // `if (!len) return false;`
-    if len == 0 {
-        return false;
-    }
-    // check_sub_overflow(desc->addr, tx_metadata_len = 0): never overflows.
-    let offset = addr & (chunk as u64 - 1);
-    // `offset + len + tx_metadata_len > chunk_size`: in u64, no overflow.
-    let straddles = offset + len > chunk as u64;
-    if straddles && !cfg!(feature = "mutant-diff-straddle") {
-        return false;
-    }
-    // `addr >= pool->addrs_cnt`
-    if addr >= umem_len {
-        return false;
-    }
-    // xp_unused_options_set
-    options & !KNOWN_OPTIONS == 0
+    xp_validate_desc(
+        &Pool::aligned(chunk as u64, umem_len),
+        &Desc::new(addr, len, options),
+    )
 }
 
 /// The invalid classes of ALIGNED_INV_DESC (xskxceiver) and the

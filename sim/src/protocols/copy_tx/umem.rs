@@ -1,11 +1,8 @@
 //! The umem as the copy path sees it: frame i at address i * frame_size,
-//! and the descriptor check of xp_aligned_validate_desc().
+//! and the model's descriptor check (ringlab_model::desc) on its pool.
 
+use ringlab_model::desc::{xp_validate_desc, Desc, Pool};
 use ringlab_ring::XdpDesc;
-
-/// Options bits the kernel knows for tx (XDP_TX_METADATA is 1 << 1 in
-/// 6.12; XDP_PKT_CONTD is 1 << 0). Any other bit makes a descriptor invalid.
-const KNOWN_OPTIONS: u32 = 0b11;
 
 /// XDP_PKT_CONTD (uapi if_xdp.h): more descriptors of this packet follow.
 pub const XDP_PKT_CONTD: u32 = 1 << 0;
@@ -36,14 +33,14 @@ impl Umem {
         (f < self.frames as u64).then_some(f as u32)
     }
 
-    /// xp_aligned_validate_desc() (no tx metadata): a non-empty packet
-    /// within one chunk of the umem, with no unknown option bit.
+    /// The pool copy mode makes of this umem: aligned, no tx metadata.
+    pub fn pool(&self) -> Pool<u64> {
+        Pool::aligned(self.frame_size, self.frames as u64 * self.frame_size)
+    }
+
+    /// xp_validate_desc() on [`Umem::pool`].
     pub fn validate(&self, d: &XdpDesc) -> bool {
-        let offset = d.addr & (self.frame_size - 1);
-        d.len != 0
-            && offset + d.len as u64 <= self.frame_size
-            && d.addr < self.frames as u64 * self.frame_size
-            && d.options & !KNOWN_OPTIONS == 0
+        xp_validate_desc(&self.pool(), &Desc::new(d.addr, d.len, d.options))
     }
 
     /// The descriptor the application writes for `frame`: a packet, or
@@ -76,6 +73,8 @@ impl Umem {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use ringlab_model::afxdp::aligned_valid;
+    use ringlab_model::desc::{boundary_grid, Mutant};
 
     #[test]
     fn broken_descriptors_are_rejected_and_still_name_their_frame() {
@@ -103,5 +102,41 @@ mod tests {
         };
         assert!(!u.validate(&past));
         assert_eq!(u.frame(past.addr), None);
+    }
+
+    /// The documented rule, in u128: a non-empty packet inside one chunk
+    /// of the umem, no option bit but XDP_PKT_CONTD and XDP_TX_METADATA.
+    fn legal(u: &Umem, d: &XdpDesc) -> bool {
+        let (a, l, c) = (d.addr as u128, d.len as u128, u.frame_size as u128);
+        l > 0 && a / c == (a + l - 1) / c && a / c < u.frames as u128 && d.options < 4
+    }
+
+    /// The simulator and the model judge every boundary descriptor alike
+    /// (one check serves both), and as the rule says.
+    #[test]
+    fn boundary_grid_judged_as_the_model_does() {
+        for (frames, frame_size) in [(4, 2048), (16, 2048), (64, 4096)] {
+            let u = Umem { frames, frame_size };
+            let grid = boundary_grid(frame_size, frames as u64 * frame_size);
+            assert!(grid.len() > 50);
+            for g in grid {
+                let d = XdpDesc {
+                    addr: g.addr,
+                    len: g.len,
+                    options: g.options,
+                };
+                let model = aligned_valid(
+                    d.addr,
+                    d.len,
+                    d.options,
+                    frame_size as u32,
+                    frames as u64 * frame_size,
+                );
+                assert_eq!(u.validate(&d), model, "{}: {d:?}", g.what);
+                if Mutant::built() == Mutant::None {
+                    assert_eq!(model, legal(&u, &d), "{}: {d:?}", g.what);
+                }
+            }
+        }
     }
 }
