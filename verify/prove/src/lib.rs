@@ -1,5 +1,6 @@
-//! Z3 proofs of the xsk ring index arithmetic over 32-bit bit-vectors, and of
-//! the devmem token counters (`devmem`).
+//! Z3 proofs of the xsk ring index arithmetic over 32-bit bit-vectors, of
+//! the devmem token counters (`devmem`), and of the TX descriptor check
+//! (`desc`).
 //!
 //! Each proof is an inductive step `Inv(s) /\ guard /\ step(s, s') => goal(s')`
 //! for every power-of-two size 1..=2^31 and every u32 counter value. `Inv` is
@@ -9,6 +10,7 @@
 //! counterexample.
 
 mod cq_reserve;
+mod desc;
 mod devmem;
 mod kernel_cons;
 mod kernel_prod;
@@ -117,6 +119,7 @@ fn table() -> Vec<Entry> {
     t.extend(cq_reserve::entries());
     t.extend(refuted::entries());
     t.extend(devmem::entries());
+    t.extend(desc::entries());
     t
 }
 
