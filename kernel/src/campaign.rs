@@ -13,7 +13,7 @@ use ringlab_model::rng::Rng;
 
 use crate::compare::{check, compare, Mismatch};
 use crate::env::{release, Env};
-use crate::{gen, shrink};
+use crate::{gen, gen_grid, shrink};
 
 /// What `ringlab diff --replay FILE` reads back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -100,7 +100,7 @@ impl Example {
 }
 
 /// A scenario the kernel and the model agreed on. The seed and the
-/// profile give it again (`gen::scenario_for(seed, budget)`).
+/// profile give it again (`gen::scenario_for(seed, profile)`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ChainCandidate {
     pub seed: u64,
@@ -117,18 +117,24 @@ impl Summary {
 
 /// The chain's candidates of a campaign that ran elsewhere (a VM guest),
 /// from what it printed: its seed, how many scenarios, the seeds of those
-/// that diverged, and its profile's TX budget.
-pub fn chain_candidates(seed: u64, scenarios: u64, diverged: &[u64], budget: u32) -> Vec<ChainCandidate> {
+/// that diverged, and its profile.
+pub fn chain_candidates(seed: u64, scenarios: u64, diverged: &[u64], p: &Profile) -> Vec<ChainCandidate> {
     (0..scenarios)
         .map(|i| scenario_seed(seed, i))
         .filter(|s| !diverged.contains(s))
-        .map(|s| ChainCandidate { seed: s, scenario: gen::scenario_for(s, budget) })
+        .map(|s| ChainCandidate { seed: s, scenario: gen::scenario_for(s, p) })
         .collect()
 }
 
-/// The seed of scenario `i` of a campaign seeded `seed`.
+/// The seed of scenario `i` of a campaign seeded `seed`. The first one
+/// carries the boundary grid (gen_grid.rs), so every campaign sends it.
 pub fn scenario_seed(seed: u64, i: u64) -> u64 {
-    Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+    let s = Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
+    if i == 0 {
+        gen_grid::with_grid(s)
+    } else {
+        s
+    }
 }
 
 /// Runs `f` on a fresh thread inside a fresh sandbox; the sandbox is gone
@@ -168,12 +174,12 @@ pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::R
     };
     for i in 0..opts.scenarios {
         let seed = scenario_seed(opts.seed, i);
-        let s = gen::scenario_for(seed, profile.tx_budget);
+        let s = gen::scenario_for(seed, &profile);
         sum.scenarios += 1;
         sum.operations += s.len() as u64;
         let c = compare(env, &s, &profile)?;
         let Some(m) = c.mismatch else {
-            if sum.example.is_none() && Example::worth_showing(&s) {
+            if sum.example.is_none() && !gen_grid::carries_grid(seed) && Example::worth_showing(&s) {
                 sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });
             }
             sum.chain.push(ChainCandidate { seed, scenario: s });

@@ -1,15 +1,16 @@
-//! Scenarios drawn from a seed: a setup, then operations mixing valid TX
-//! descriptors with every invalid class, kicks, poll(2), completion
+//! Scenarios drawn from a seed: a setup, for one seed in four the
+//! boundary descriptors of its umem (gen_grid.rs), then operations mixing
+//! valid TX descriptors with every invalid class, kicks, poll(2), completion
 //! drains, statistics (also read with short and long optlens), and (with
 //! an RX socket) fills, injected frames, RX consumption and polls; with
 //! XDP_USE_SG multi-buffer packets, with a shared umem a second socket
-//! (gen_mb.rs); long runs of frames for batches. The same seed and budget
+//! (gen_mb.rs); long runs of frames for batches. The same seed and profile
 //! always give the same scenario.
 
-use ringlab_model::afxdp::{Invalid, Op, Scenario, Setup, TxDesc};
+use ringlab_model::afxdp::{Invalid, Op, Profile, Scenario, Setup, TxDesc};
 use ringlab_model::rng::Rng;
 
-use crate::gen_mb;
+use crate::{gen_grid, gen_mb};
 use crate::txopts::TX_BATCH_SIZE;
 
 /// The largest frame a 1500-MTU veth forwards (ETH_HLEN + MTU).
@@ -159,22 +160,27 @@ fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
         .collect()
 }
 
-/// The scenario of `seed` for a kernel with the default TX budget.
+/// The scenario of `seed` for 6.12 with the default TX budget.
 pub fn scenario(seed: u64) -> Scenario {
-    scenario_for(seed, TX_BATCH_SIZE)
+    scenario_for(seed, &Profile::for_release("6.12"))
 }
 
-/// The scenario of `seed` for sockets with TX budget `budget`: their TX
-/// rings hold it.
-pub fn scenario_for(seed: u64, budget: u32) -> Scenario {
+/// The scenario of `seed` for profile `p`: the sockets' TX rings hold its
+/// TX budget.
+pub fn scenario_for(seed: u64, p: &Profile) -> Scenario {
+    let budget = p.tx_budget;
     let mut r = Rng::new(seed);
     let mut s = setup(&mut r);
     fit(&mut r, &mut s, budget);
     if s.shared && r.chance(1, 2) {
-        return gen_mb::concurrent(&mut r, s, budget);
+        let mut c = gen_mb::concurrent(&mut r, s, budget);
+        if gen_grid::carries_grid(seed) {
+            c.ops.splice(0..0, gen_grid::block(&c.setup, p));
+        }
+        return c;
     }
     let n = 4 + r.below(24);
-    let mut ops = Vec::new();
+    let mut ops = if gen_grid::carries_grid(seed) { gen_grid::block(&s, p) } else { vec![] };
     for _ in 0..n {
         let (rx, sh) = (s.rx_socket as u32, s.shared as u32);
         let w = [6, 3, 4, 3, 2, 3 * rx, 3 * rx, 3 * rx, 4 * sh, 3 * sh, 1, 2, 2 * rx, 1];

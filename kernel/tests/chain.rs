@@ -41,7 +41,7 @@ fn every_step_of_every_scenario_is_a_step_of_the_spec() {
     for p in profiles() {
         for i in 0..n {
             let sseed = scenario_seed(seed, i);
-            let s = gen::scenario_for(sseed, p.tx_budget);
+            let s = gen::scenario_for(sseed, &p);
             let t = spec_trace(&s, &p)
                 .unwrap_or_else(|e| panic!("seed {seed}, scenario {i} (seed {sseed:#x}), profile {p:?}: not projected: {e}"));
             assert_eq!(t.obs, predict(&s, &p), "scenario seed {sseed:#x}: the recorder changed an observation");

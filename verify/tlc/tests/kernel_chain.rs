@@ -30,7 +30,7 @@ fn sample(p: &Profile, n: u64) -> Vec<(u64, Scenario)> {
     (0..n)
         .map(|i| {
             let seed = scenario_seed(SEED, i);
-            (seed, gen::scenario_for(seed, p.tx_budget))
+            (seed, gen::scenario_for(seed, p))
         })
         .collect()
 }
