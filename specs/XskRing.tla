@@ -32,11 +32,14 @@ CONSTANTS
     MaxBatch,      \* the largest n one reserve, submit or peek asks for
     Barriers,      \* the barriers present, a subset of {"A","B","C","D"}
     InvalidDescs,  \* TRUE: the producer may store invalid descriptors (tx)
+    CopyTx,        \* TRUE: the kernel consumer is a copy-mode socket's
+                   \* transmit loop (__xsk_generic_xmit), see KernelConsPeek
     Mutant         \* "none", or the id of a real or synthetic bug (manifest)
 
 ASSUME Size \in {2^k : k \in 0..IdxBits - 1}
 ASSUME ProdSide \in {"kernel", "user"} /\ ConsSide \in {"kernel", "user"}
 ASSUME MaxBatch \in 1..Size /\ Barriers \subseteq {"A", "B", "C", "D"}
+ASSUME CopyTx \in BOOLEAN /\ (CopyTx => ConsSide = "kernel")
 ASSUME Mutant \in {"none", "wrapping-add", "cached-cons-offset", "reserve-partial",
                    "batch-release-count", "cons-no-publish", "xsk-rmb"}
 \* xsk-rmb is the missing barrier C on the kernel consumer's refresh.
@@ -213,6 +216,9 @@ KeepSpec(end) == IF cSpec.some /\ Sub(cSpec.pos, cRd) < Sub(end, cRd)
 \* Kernel: xskq_cons_peek_desc() / xskq_cons_peek_addr_unchecked(). With an
 \* empty cache they call xskq_cons_get_entries(): __xskq_cons_release()
 \* (STORE.rel ->consumer, D) then __xskq_cons_peek() (LOAD.acq ->producer, C).
+\* That store is what the batch peek does not do. A copy-mode socket's tx
+\* ring (CopyTx) has no other consumer step: __xsk_generic_xmit() peeks one
+\* descriptor at a time, and ->consumer is stored only here.
 KernelConsPeek ==
     /\ cRd = cEnd /\ cCons = cRd
     /\ LET empty == cProd = cCons
@@ -255,7 +261,9 @@ UserConsPeek ==
                    cValid, cExp, last>>
 
 ConsPeek == IF ConsSide = "kernel" THEN KernelConsPeek ELSE UserConsPeek
-ConsPeekBatch == ConsSide = "kernel" /\ KernelConsPeekBatch
+\* The batch peeks are zero-copy drivers' (xsk_tx_peek_release_desc_batch,
+\* xp_alloc_batch); copy mode does not use them.
+ConsPeekBatch == ConsSide = "kernel" /\ ~CopyTx /\ KernelConsPeekBatch
 
 \* Load one peeked entry: the copy in xskq_cons_read_desc() /
 \* xskq_cons_read_addr_unchecked() (kernel) or xsk_ring_cons__rx_desc() /
@@ -315,9 +323,10 @@ ConsRelease ==
                    cExp, last>>
 
 \* Kernel only: __xskq_cons_release(), STORE.rel ->consumer (D), as done at
-\* the end of a transmit or receive batch (xsk_tx_release()).
+\* the end of a transmit or receive batch (xsk_tx_release(), xsk_flush()).
+\* Not in copy mode's transmit loop (CopyTx).
 ConsPublish ==
-    /\ ConsSide = "kernel" /\ Mutant # "cons-no-publish"
+    /\ ConsSide = "kernel" /\ ~CopyTx /\ Mutant # "cons-no-publish"
     /\ cons # cCons
     /\ cons' = cCons
     /\ UNCHANGED <<prod, slot, own, pProd, pCons, pWr, pAhead, cProd, cCons,

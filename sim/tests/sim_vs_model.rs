@@ -47,6 +47,7 @@ fn model_cfg(kind: RingKind, size: u32, max_batch: u32) -> Config {
         max_batch: max_batch as u64,
         barriers: Barriers::ALL,
         invalid_descs: kind.invalid_descs(),
+        copy_tx: false,
         mutant: Mutant::None,
     }
 }

@@ -27,6 +27,8 @@ mod validate;
 mod batch_tests;
 #[cfg(test)]
 mod chain_tests;
+#[cfg(test)]
+mod threshold_tests;
 
 pub use chain::spec_trace;
 pub use trace::{Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};

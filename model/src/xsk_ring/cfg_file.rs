@@ -38,7 +38,7 @@ impl Constants for Config {
     }
 }
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
     "Size",
     "IdxBits",
     "ProdSide",
@@ -46,6 +46,7 @@ const NAMES: [&str; 8] = [
     "MaxBatch",
     "Barriers",
     "InvalidDescs",
+    "CopyTx",
     "Mutant",
 ];
 
@@ -95,6 +96,7 @@ impl Config {
                 barriers,
             )?,
             invalid_descs: want(file, "InvalidDescs", "TRUE or FALSE", Value::as_bool)?,
+            copy_tx: want(file, "CopyTx", "TRUE or FALSE", Value::as_bool)?,
             mutant: want(file, "Mutant", "a mutant id", |v| {
                 v.as_str().and_then(Mutant::from_id)
             })?,
@@ -119,6 +121,7 @@ CONSTANTS
     MaxBatch = 2
     Barriers = {"A", "B", "C", "D"}
     InvalidDescs = FALSE
+    CopyTx = FALSE
     Mutant = "none"   (* the correct ring *)
 SPECIFICATION Spec
 INVARIANTS
@@ -157,7 +160,7 @@ INVARIANTS
             "5: ProdSide must be \"kernel\" or \"user\", not \"usr\": `ProdSide = \"usr\"`"
         );
         let e = ModelCfg::parse(&FILL.replace("\"none\"", "\"typo\"")).unwrap_err();
-        assert_eq!(e.line, 10);
+        assert_eq!(e.line, 11);
         let e = ModelCfg::parse(&FILL.replace("Size = 2", "Size 2")).unwrap_err();
         assert_eq!((e.line, e.msg.as_str()), (3, "expected `Name = value`"));
         let e = ModelCfg::parse(&FILL.replace("    IdxBits = 3\n", "")).unwrap_err();
@@ -169,7 +172,7 @@ INVARIANTS
         let e = ModelCfg::parse(&format!("{FILL}SYMMETRY Perms\n")).unwrap_err();
         assert_eq!(
             (e.line, e.msg.as_str()),
-            (15, "unsupported section `SYMMETRY`")
+            (16, "unsupported section `SYMMETRY`")
         );
         let e = Config::from_cfg_file("/nonexistent.cfg").unwrap_err();
         assert!(

@@ -171,6 +171,11 @@ pub struct Config {
     pub barriers: Barriers,
     /// The producer may store invalid descriptors (tx).
     pub invalid_descs: bool,
+    /// CopyTx: the kernel consumer is copy mode's transmit loop, which
+    /// only peeks one descriptor at a time and stores ->consumer only in
+    /// that peek (no ConsPeekBatch, no ConsPublish).
+    #[serde(default)]
+    pub copy_tx: bool,
     pub mutant: Mutant,
 }
 
@@ -189,6 +194,9 @@ impl Config {
         }
         if !(1..=self.size).contains(&self.max_batch) {
             return Err(format!("MaxBatch = {} is not in 1..Size", self.max_batch));
+        }
+        if self.copy_tx && self.cons_side != Side::Kernel {
+            return Err("CopyTx = TRUE needs ConsSide = \"kernel\"".into());
         }
         Ok(())
     }
@@ -241,6 +249,7 @@ impl Config {
             max_batch: 2,
             barriers: Barriers::ALL,
             invalid_descs: false,
+            copy_tx: false,
             mutant: Mutant::None,
         }
     }

@@ -89,11 +89,13 @@ impl State {
         Some(next)
     }
 
-    /// ConsPeekBatch, kernel only: xskq_cons_nb_entries(max) then
-    /// xskq_cons_read_desc_batch(); ->producer is re-read (C) only when
-    /// fewer than max entries are cached.
+    /// ConsPeekBatch, kernel only, not in copy mode:
+    /// xskq_cons_nb_entries(max) then xskq_cons_read_desc_batch();
+    /// ->producer is re-read (C) only when fewer than max entries are
+    /// cached.
     pub fn cons_peek_batch(&self, cfg: &Config, max: u64) -> Option<State> {
         if cfg.cons_side != Side::Kernel
+            || cfg.copy_tx
             || self.c_rd != self.c_end
             || self.c_cons != self.c_rd
             || !(1..=cfg.max_batch).contains(&max)
@@ -207,9 +209,10 @@ impl State {
 
     /// ConsPublish, kernel only: __xskq_cons_release(), the release store of
     /// ->consumer (D) at the end of a transmit or receive batch
-    /// (xsk_tx_release()).
+    /// (xsk_tx_release(), xsk_flush()); not in copy mode's transmit loop.
     pub fn cons_publish(&self, cfg: &Config) -> Option<State> {
         if cfg.cons_side != Side::Kernel
+            || cfg.copy_tx
             || cfg.mutant == Mutant::ConsNoPublish
             || self.cons == self.c_cons
         {
@@ -262,6 +265,29 @@ mod tests {
         let rel = r.cons_release(&c, None).unwrap();
         assert_eq!((rel.c_cons, rel.c_rd, rel.c_end, rel.cons), (7, 7, 7, 6));
         assert_eq!(rel.cons_publish(&c).unwrap().cons, 7);
+    }
+
+    /// Copy mode's tx ring: no batch peek and no lone publish; ->consumer
+    /// moves only when a peek finds the cache empty.
+    #[test]
+    fn copy_tx_publishes_only_in_the_peek() {
+        let c = Config {
+            copy_tx: true,
+            ..cfg(Side::Kernel)
+        };
+        let s = two_published(&c);
+        assert!(s.cons_peek_batch(&c, 1).is_none());
+        let s = s.cons_peek(&c, None).unwrap().cons_read(&c).unwrap();
+        let s = s.cons_release(&c, None).unwrap();
+        assert!(s.cons_publish(&c).is_none());
+        let s = s.cons_peek(&c, None).unwrap().cons_read(&c).unwrap();
+        let s = s.cons_release(&c, None).unwrap();
+        assert_eq!((s.c_cons, s.cons), (0, 6), "the cache held both");
+        assert_eq!(
+            s.cons_peek(&c, None).unwrap().cons,
+            0,
+            "the empty peek publishes"
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@ use super::trace_page::explorer_link;
 use ringlab_results::mutants::{Kill, MutantResult};
 use ringlab_results::{ProofDoc, VerifyDoc};
 use ringlab_tlc::check::ModelResult;
+use ringlab_tlc::coverage::SpecCoverage;
 use ringlab_tlc::explorer::RingTrace;
+use ringlab_tlc::thresholds::ThresholdResult;
 
 /// The check kinds of the mutation matrix, as the manifest names them.
 pub const CHECK_KINDS: [&str; 5] = ["tlc", "proptest", "loom", "trace", "proof"];
@@ -39,6 +41,8 @@ struct IndexPage<'a> {
     /// When the verify run was, in words.
     when: String,
     models: Vec<ModelRow<'a>>,
+    coverage: Vec<CoverageRow<'a>>,
+    thresholds: Vec<ThresholdRow<'a>>,
     proofs: Vec<ProofRow<'a>>,
     check_kinds: [&'static str; 5],
     mutants: Vec<MutantRow<'a>>,
@@ -62,6 +66,30 @@ struct ModelRow<'a> {
     ok: bool,
     /// Its counterexample page.
     page: Option<&'a str>,
+    /// Actions taken of all, and the redundant ones.
+    actions: String,
+    redundant: String,
+    /// Why its coverage fails it, a line each.
+    uncovered: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct CoverageRow<'a> {
+    #[serde(flatten)]
+    s: &'a SpecCoverage,
+    ok: bool,
+    never: String,
+    redundant: String,
+    aliases: String,
+    failures: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ThresholdRow<'a> {
+    #[serde(flatten)]
+    t: &'a ThresholdResult,
+    crossed_by: String,
+    verdict: String,
 }
 
 #[derive(Serialize)]
@@ -111,7 +139,31 @@ pub fn index_page(i: &IndexInput, stamp: &Stamp) -> Result<String, String> {
         stamp: stamp.line(),
         banner: banner(d),
         when: i.verify_time.map(|t| format!(" (verify run of {})", utc(t))).unwrap_or_default(),
-        models: d.models.iter().map(|m| ModelRow { m, ok: m.ok(), page: i.pages.get(&m.name).map(String::as_str) }).collect(),
+        models: d
+            .models
+            .iter()
+            .map(|m| ModelRow {
+                m,
+                ok: m.ok(),
+                page: i.pages.get(&m.name).map(String::as_str),
+                actions: m.coverage.as_ref().map_or_else(|| "-".into(), |c| c.taken_words()),
+                redundant: m.coverage.as_ref().map_or_else(|| "-".into(), |c| c.redundant_words()),
+                uncovered: m.coverage.as_ref().map(|c| c.failures()).unwrap_or_default(),
+            })
+            .collect(),
+        coverage: d
+            .coverage
+            .iter()
+            .map(|s| CoverageRow {
+                s,
+                ok: s.ok(),
+                never: s.never_words(),
+                redundant: s.redundant_words(),
+                aliases: s.aliases_words(),
+                failures: s.failures(),
+            })
+            .collect(),
+        thresholds: d.thresholds.iter().map(|t| ThresholdRow { t, crossed_by: t.crossed_by(), verdict: t.verdict() }).collect(),
         proofs: d
             .proofs
             .iter()
@@ -150,7 +202,16 @@ fn banner(d: &VerifyDoc) -> Banner {
     let ok = d.all_ok();
     let mut problems = Vec::new();
     for m in d.models.iter().filter(|m| !m.ok()) {
-        problems.push(format!("model {}: {} (expected {})", m.name, m.outcome, m.expected));
+        match m.coverage.as_ref().map(|c| c.failures()).filter(|f| m.outcome == m.expected && !f.is_empty()) {
+            Some(f) => problems.push(format!("model {}: {}", m.name, f.join("; "))),
+            None => problems.push(format!("model {}: {} (expected {})", m.name, m.outcome, m.expected)),
+        }
+    }
+    for s in d.coverage.iter().filter(|s| !s.ok()) {
+        problems.push(format!("spec {}: {}", s.spec, s.failures().join("; ")));
+    }
+    for t in d.thresholds.iter().filter(|t| !t.ok) {
+        problems.push(format!("threshold {}: {}", t.name, t.verdict()));
     }
     for p in d.proofs.iter().filter(|p| !p.ok()) {
         problems.push(format!("proof {}: {} (expected {})", p.name, p.outcome, p.expected));
@@ -171,6 +232,7 @@ fn banner(d: &VerifyDoc) -> Banner {
     let count = |n: usize, all: usize, what: &str| format!("{what} {n}/{all}");
     let summary = [
         count(d.models.iter().filter(|m| m.ok()).count(), d.models.len(), "models as expected"),
+        count(d.thresholds.iter().filter(|t| t.ok).count(), d.thresholds.len(), "thresholds crossed"),
         count(d.proofs.iter().filter(|p| p.ok()).count(), d.proofs.len(), "proofs as expected"),
         count(d.mutants.iter().filter(|m| m.result.ok()).count(), d.mutants.len(), "mutants killed"),
     ]
@@ -228,6 +290,7 @@ pub(crate) mod tests {
             trace_file: trace.then(|| "t.json".to_string()),
             error: None,
             drift: None,
+            coverage: None,
         }
     }
 
@@ -252,6 +315,8 @@ pub(crate) mod tests {
         VerifyDoc {
             header: Header::new(VerifyDoc::DOCUMENT),
             models: vec![],
+            coverage: vec![],
+            thresholds: vec![],
             proofs: vec![],
             mutants: vec![],
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
@@ -263,6 +328,39 @@ pub(crate) mod tests {
     pub fn render(doc: &VerifyDoc) -> String {
         let pages: BTreeMap<String, String> = [("m".to_string(), "traces/m.html".to_string())].into();
         index_page(&IndexInput { doc, verify_time: Some(0), pages: &pages, sim: &[], skipped: &[] }, &Stamp { version: "9.9.9", now: 0 }).unwrap()
+    }
+
+    #[test]
+    fn coverage_and_thresholds_name_what_fails() {
+        use ringlab_tlc::coverage::{ActionCov, Coverage, Redundant};
+        use ringlab_tlc::thresholds::{ThresholdResult, WitnessResult};
+        let mut m = model("m", "pass", false);
+        m.expected = "pass".into();
+        let act = |name: &str, transitions| ActionCov { name: name.into(), distinct: 0, transitions, own: Some(0) };
+        m.coverage = Some(Coverage {
+            actions: vec![act("Inc", 3), act("IncTwice", 2), act("Skip", 0)],
+            complete: true,
+            never: vec!["Skip".into()],
+            graph: true,
+            redundant: vec![Redundant { name: "IncTwice".into(), transitions: 2, also: vec!["Inc".into()] }],
+            ..Coverage::default()
+        });
+        let t = ThresholdResult {
+            name: "tx-budget".into(),
+            kernel: "TX_BATCH_SIZE 32".into(),
+            source: "net/xdp/xsk.c:35".into(),
+            model: "Budget = 2".into(),
+            scaled: None,
+            witnesses: vec![WitnessResult { by: "xsk-copytx-b Reach_BudgetSpent".into(), verdict: "not reached".into(), ok: false, seconds: 1.0 }],
+            ok: false,
+            problem: None,
+        };
+        let html = render(&VerifyDoc { models: vec![m], thresholds: vec![t], ok: false, ..doc() });
+        assert!(html.contains("<li>model m: action Skip is never taken"), "{html}");
+        assert!(html.contains("action IncTwice is redundant: each of its 2 transitions is also one of Inc&#39;s"), "{html}");
+        assert!(html.contains("<li>threshold tx-budget: xsk-copytx-b Reach_BudgetSpent: not reached</li>"), "{html}");
+        assert!(html.contains("<td class=\"num\">2/3</td><td>IncTwice</td>"), "{html}");
+        assert!(html.contains("data-threshold=\"tx-budget\""), "{html}");
     }
 
     #[test]

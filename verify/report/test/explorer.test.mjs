@@ -239,7 +239,7 @@ describe('verification report', () => {
       assert.equal(banner, ok ? 'banner ok' : 'banner bad', 'the banner says what verify.json says');
     }
     assert.match(await p.textContent('#banner strong'), banner === 'banner ok' ? /All as expected/ : /Not all as expected/);
-    for (const id of ['models', 'proofs', 'mutants', 'differential', 'kernel']) {
+    for (const id of ['models', 'coverage', 'thresholds', 'proofs', 'mutants', 'differential', 'kernel']) {
       assert.ok(await p.$(`h2#${id}`), `section ${id}`);
     }
     fs.mkdirSync(path.dirname(reportShot), { recursive: true });

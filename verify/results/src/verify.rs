@@ -8,6 +8,8 @@ use ringlab_kernel::kernel_test::KernelDoc;
 use ringlab_model::schema::{Header, SCHEMA};
 use serde_json::Value;
 use ringlab_tlc::check::ModelResult;
+use ringlab_tlc::coverage::SpecCoverage;
+use ringlab_tlc::thresholds::ThresholdResult;
 
 use crate::mutants::MutantDoc;
 use crate::proofs::ProofDoc;
@@ -17,12 +19,19 @@ pub struct VerifyDoc {
     #[serde(flatten)]
     pub header: Header,
     pub models: Vec<ModelResult>,
+    /// Each spec's action coverage over its models.
+    #[serde(default)]
+    pub coverage: Vec<SpecCoverage>,
+    /// specs/thresholds.json, each threshold with what crosses it.
+    #[serde(default)]
+    pub thresholds: Vec<ThresholdResult>,
     pub proofs: Vec<ProofDoc>,
     pub mutants: Vec<MutantDoc>,
     pub diff: DiffSection,
     pub kernel: KernelSection,
-    /// Every model, proof and mutant as expected, the diff agreed, the
-    /// kernel series passed (or was not asked for).
+    /// Every model, proof and mutant as expected, every action covered,
+    /// every threshold crossed, the diff agreed, the kernel series passed
+    /// (or was not asked for).
     pub ok: bool,
 }
 
@@ -33,6 +42,8 @@ impl VerifyDoc {
     pub fn all_ok(&self) -> bool {
         self.ok
             && self.models.iter().all(ModelResult::ok)
+            && self.coverage.iter().all(SpecCoverage::ok)
+            && self.thresholds.iter().all(|t| t.ok)
             && self.proofs.iter().all(ProofDoc::ok)
             && self.mutants.iter().all(|m| m.result.ok())
     }
@@ -74,6 +85,8 @@ fn section_error(v: &Value) -> Option<String> {
     let diff = v.get("diff").filter(|d| d.get("scenarios").is_some()).and_then(|_| check::<DiffDoc>(v, "diff"));
     let kernel = v.get("kernel").filter(|k| k.get("series").is_some()).and_then(|_| check::<KernelDoc>(v, "kernel"));
     list::<ModelResult>(v, "models")
+        .or_else(|| v.get("coverage").and_then(|_| list::<SpecCoverage>(v, "coverage")))
+        .or_else(|| v.get("thresholds").and_then(|_| list::<ThresholdResult>(v, "thresholds")))
         .or_else(|| list::<ProofDoc>(v, "proofs"))
         .or_else(|| list::<MutantDoc>(v, "mutants"))
         .or(diff)
@@ -189,6 +202,8 @@ mod tests {
         VerifyDoc {
             header: Header::new(VerifyDoc::DOCUMENT),
             models: vec![],
+            coverage: vec![],
+            thresholds: vec![],
             proofs: vec![],
             mutants: vec![],
             diff,

@@ -1,5 +1,6 @@
 //! `ringlab check`: TLC on the manifest's models, each against its
-//! expected outcome.
+//! expected outcome and with its action coverage; on the whole tier, each
+//! spec's coverage and the thresholds of specs/thresholds.json too.
 
 use std::path::Path;
 
@@ -8,7 +9,9 @@ use serde::Serialize;
 
 use ringlab_model::schema::Header;
 use ringlab_tlc::check::{self, CheckOpts, ModelResult};
-use ringlab_tlc::manifest::Model;
+use ringlab_tlc::coverage::SpecCoverage;
+use ringlab_tlc::manifest::{Manifest, Model};
+use ringlab_tlc::thresholds::{self, Registry, ThresholdResult};
 use ringlab_tlc::Tlc;
 
 use super::args::{load, to_json, Common, TlcArgs};
@@ -33,39 +36,76 @@ struct CheckDoc<'a> {
     #[serde(flatten)]
     header: Header,
     models: &'a [ModelResult],
+    coverage: &'a [SpecCoverage],
+    thresholds: &'a [ThresholdResult],
     ok: bool,
 }
 
 pub fn run(a: &CheckArgs) -> Result<bool, String> {
     let (root, man) = load()?;
     let models = check::select(&man, &a.models, a.tlc.deep)?;
-    let results = run_models(&root, &models, &a.tlc, &a.common)?;
+    let results = run_models(&root, &man, &models, &a.tlc, &a.common)?;
     if a.record {
         check::record(&root.join("specs/manifest.json"), &results)?;
     }
-    let ok = results.iter().all(ModelResult::ok);
+    let coverage = check::spec_coverage(&man, &results);
+    // Thresholds are the tier's: with models named, only those run.
+    let crossed = if a.models.is_empty() { run_thresholds(&root, &man, &a.common)? } else { Vec::new() };
+    let flags: Vec<bool> = results
+        .iter()
+        .map(ModelResult::ok)
+        .chain(coverage.iter().map(SpecCoverage::ok))
+        .chain(crossed.iter().map(|t| t.ok))
+        .collect();
+    let ok = flags.iter().all(|f| *f);
     if a.common.json {
-        println!("{}", to_json(&CheckDoc { header: Header::new("check"), models: &results, ok })?);
+        let doc =
+            CheckDoc { header: Header::new("check"), models: &results, coverage: &coverage, thresholds: &crossed, ok };
+        println!("{}", to_json(&doc)?);
     } else {
         print_table(&results);
-        println!("{}", table::closing("models", &results.iter().map(ModelResult::ok).collect::<Vec<_>>()));
+        println!();
+        print_coverage(&coverage);
+        if !crossed.is_empty() {
+            println!();
+            print_thresholds(&crossed);
+        }
+        println!("{}", table::closing("check", &flags));
     }
     Ok(ok)
 }
 
-pub fn run_models(root: &Path, models: &[&Model], t: &TlcArgs, c: &Common) -> Result<Vec<ModelResult>, String> {
+pub fn run_models(
+    root: &Path,
+    man: &Manifest,
+    models: &[&Model],
+    t: &TlcArgs,
+    c: &Common,
+) -> Result<Vec<ModelResult>, String> {
     if models.is_empty() {
         return Ok(Vec::new());
     }
     let tlc = Tlc::locate()?;
     let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet };
-    Ok(models.iter().map(|m| check::run_model(&tlc, root, m, &opts)).collect())
+    Ok(models.iter().map(|m| check::run_model(&tlc, root, man, m, &opts)).collect())
+}
+
+/// Every threshold of specs/thresholds.json, checked.
+pub fn run_thresholds(root: &Path, man: &Manifest, c: &Common) -> Result<Vec<ThresholdResult>, String> {
+    let reg = Registry::load(&root.join("specs/thresholds.json"))?;
+    reg.validate(man).map_err(|e| format!("specs/thresholds.json: {e}"))?;
+    let tlc = Tlc::locate()?;
+    Ok(thresholds::check(&tlc, root, man, &reg, !c.quiet))
 }
 
 pub fn print_table(results: &[ModelResult]) {
-    let mut t = table::new(&["model", "expected", "outcome", "states", "depth", "seconds", ""], &[3, 4, 5]);
+    let mut t = table::new(
+        &["model", "expected", "outcome", "states", "depth", "seconds", "actions", "redundant", ""],
+        &[3, 4, 5, 6],
+    );
     let dash = |x: Option<u64>| x.map_or_else(|| "-".to_string(), |d| d.to_string());
     for r in results {
+        let cov = r.coverage.as_ref();
         t.add_row(vec![
             r.name.clone(),
             r.expected.clone(),
@@ -73,6 +113,8 @@ pub fn print_table(results: &[ModelResult]) {
             dash(r.distinct_states),
             dash(r.depth),
             format!("{:.1}", r.seconds),
+            cov.map_or_else(|| "-".to_string(), |c| c.taken_words()),
+            cov.map_or_else(|| "-".to_string(), |c| c.redundant_words()),
             if r.ok() { "ok" } else { "FAIL" }.to_string(),
         ]);
     }
@@ -81,8 +123,50 @@ pub fn print_table(results: &[ModelResult]) {
         if let Some(e) = &r.error {
             println!("\n{}: TLC did not finish:\n{e}", r.name);
         }
+        for f in r.coverage.iter().flat_map(|c| c.failures()) {
+            println!("{}: {f}", r.name);
+        }
         if let Some(d) = &r.drift {
             println!("note: {}: {d}", r.name);
         }
     }
+}
+
+/// One line per spec: its actions, and which no model takes or adds
+/// nothing.
+pub fn print_coverage(specs: &[SpecCoverage]) {
+    let mut t = table::new(&["spec", "actions", "never taken", "redundant", "aliases", "state graphs", ""], &[1]);
+    for s in specs {
+        t.add_row(vec![
+            s.spec.clone(),
+            s.actions.len().to_string(),
+            s.never_words(),
+            s.redundant_words(),
+            s.aliases_words(),
+            if s.graphs.is_empty() { "-".to_string() } else { s.graphs.join(", ") },
+            if s.ok() { "ok" } else { "FAIL" }.to_string(),
+        ]);
+    }
+    println!("{}", table::render(&t));
+    for s in specs {
+        for f in s.failures() {
+            println!("{}: {f}", s.spec);
+        }
+    }
+}
+
+/// One line per threshold: the kernel's value, the models', what crosses
+/// it and the verdict.
+pub fn print_thresholds(ts: &[ThresholdResult]) {
+    let mut t = table::new(&["threshold", "kernel", "model", "crossed by", ""], &[]);
+    for r in ts {
+        t.add_row(vec![
+            r.name.clone(),
+            r.kernel.clone(),
+            r.model.clone(),
+            r.crossed_by(),
+            if r.ok { "ok".to_string() } else { format!("FAIL: {}", r.verdict()) },
+        ]);
+    }
+    println!("{}", table::render(&t));
 }

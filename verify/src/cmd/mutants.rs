@@ -38,7 +38,7 @@ struct MutantsDoc {
 pub fn run(a: &MutantArgs) -> Result<bool, String> {
     let (root, man) = load()?;
     let chosen = mutants::select(&man, &a.ids)?;
-    let models = run_models(&root, &models_for(&man, &chosen), &a.tlc, &a.common)?;
+    let models = run_models(&root, &man, &models_for(&man, &chosen), &a.tlc, &a.common)?;
     let results = run_mutants(&root, &chosen, &models, &a.common);
     let ok = results.iter().all(MutantResult::ok);
     if a.common.json {

@@ -13,7 +13,7 @@ use ringlab_results::{KernelSection, MutantDoc, ProofDoc, VerifyDoc};
 use ringlab_tlc::check;
 
 use super::args::{load, to_json, Common, TlcArgs};
-use super::check::{print_table, run_models};
+use super::check::{print_coverage, print_table, print_thresholds, run_models, run_thresholds};
 use super::mutants::run_mutants;
 use super::prove::{print_proofs, run_proofs};
 use crate::{mutants, table};
@@ -38,7 +38,9 @@ pub struct VerifyArgs {
 pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let (root, man) = load()?;
     let models = check::select(&man, &[], a.tlc.deep)?;
-    let mresults = run_models(&root, &models, &a.tlc, &a.common)?;
+    let mresults = run_models(&root, &man, &models, &a.tlc, &a.common)?;
+    let coverage = check::spec_coverage(&man, &mresults);
+    let thresholds = run_thresholds(&root, &man, &a.common)?;
     let presults = run_proofs(&[], &a.common)?;
     let all: Vec<_> = man.mutants.iter().collect();
     let uresults = run_mutants(&root, &all, &mresults, &a.common);
@@ -48,6 +50,8 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let flags: Vec<bool> = mresults
         .iter()
         .map(|r| r.ok())
+        .chain(coverage.iter().map(|s| s.ok()))
+        .chain(thresholds.iter().map(|t| t.ok))
         .chain(presults.iter().map(|r| r.as_expected()))
         .chain(uresults.iter().map(|r| r.ok()))
         .chain([diff.ok(), kernel.ok()])
@@ -55,6 +59,8 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let doc = VerifyDoc {
         header: Header::new(VerifyDoc::DOCUMENT),
         models: mresults,
+        coverage,
+        thresholds,
         proofs: presults.iter().map(ProofDoc::from).collect(),
         mutants: uresults.iter().map(MutantDoc::from).collect(),
         diff,
@@ -72,6 +78,10 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     } else {
         println!("== TLC models");
         print_table(&doc.models);
+        println!("\n== Action coverage");
+        print_coverage(&doc.coverage);
+        println!("\n== Thresholds");
+        print_thresholds(&doc.thresholds);
         println!("\n== Z3 proofs");
         print_proofs(&presults);
         println!("\n== Mutants");
@@ -99,9 +109,13 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
 /// The line above verify's closing line: every section's count.
 pub fn summary(d: &VerifyDoc) -> String {
     format!(
-        "models {}/{} as expected, proofs {}/{} as expected, mutants {}/{} killed, {}, {}",
+        "models {}/{} as expected, specs {}/{} with every action covered, thresholds {}/{} crossed, proofs {}/{} as expected, mutants {}/{} killed, {}, {}",
         d.models.iter().filter(|r| r.ok()).count(),
         d.models.len(),
+        d.coverage.iter().filter(|s| s.ok()).count(),
+        d.coverage.len(),
+        d.thresholds.iter().filter(|t| t.ok).count(),
+        d.thresholds.len(),
         d.proofs.iter().filter(|r| r.ok()).count(),
         d.proofs.len(),
         d.mutants.iter().filter(|r| r.ok).count(),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::{self as tlc, Outcome, Tlc, TlcResult};
 use serde::{Deserialize, Serialize};
 
+use crate::coverage::{self, Coverage};
 use crate::manifest::{cfg_properties, Manifest, Model};
 use crate::explorer::RingTrace;
 use crate::trace_table;
@@ -30,11 +31,16 @@ pub struct ModelResult {
     pub error: Option<String>,
     /// The distinct-state count differs from the one the manifest recorded.
     pub drift: Option<String>,
+    /// The actions the run took, and (for the spec's `transitions`
+    /// models) whether each has transitions of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
 }
 
 impl ModelResult {
+    /// The expected outcome, and no action never taken or redundant.
     pub fn ok(&self) -> bool {
-        self.outcome == self.expected
+        self.outcome == self.expected && self.error.is_none() && self.coverage.as_ref().map_or(true, Coverage::ok)
     }
 }
 
@@ -49,9 +55,12 @@ pub struct CheckOpts {
 /// Where counterexamples and run records go.
 pub use ringlab_model::paths::out_dir;
 
+/// TLC on `m` with its coverage report (and, for one of its spec's
+/// `transitions` models, its state graph), judged by `man`'s policy.
 pub fn run_model(
     tlc: &Tlc,
     root: &Path,
+    man: &Manifest,
     m: &Model,
     opts: &CheckOpts,
 ) -> ModelResult {
@@ -59,13 +68,22 @@ pub fn run_model(
     let spec = specs.join(&m.spec);
     let cfg = specs.join(&m.config);
     let props = cfg_properties(&cfg);
-    let metadir = std::env::temp_dir().join(format!("ringlab-tlc-{}-{}", std::process::id(), m.name));
+    // Unique per call: two runs of one model may overlap (tests do).
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let metadir = std::env::temp_dir().join(format!("ringlab-tlc-{}-{run}-{}", std::process::id(), m.name));
     // With several workers TLC's search is breadth-first only roughly, so
     // which of two violated invariants it reports first can change from run
     // to run. A model that must fail runs on one worker: its counterexample
     // is then the shortest, and the same every time.
     let workers = if m.expected.starts_with("pass") { opts.workers } else { 1 };
-    let run_opts = tlc::RunOpts { workers, metadir, library: None, extra: Vec::new() };
+    let graph = man.graph_models(&m.spec).contains(&m.name.as_str());
+    let dot = metadir.with_extension("dot");
+    let mut extra: Vec<String> = vec!["-coverage".into(), "1".into()];
+    if graph {
+        extra.extend(["-dump".into(), "dot,actionlabels".into(), dot.display().to_string()]);
+    }
+    let run_opts = tlc::RunOpts { workers, metadir, library: None, extra };
     if opts.progress {
         eprintln!("  {:<34} running TLC ({} worker{})", m.name, workers, if workers == 1 { "" } else { "s" });
     }
@@ -91,8 +109,19 @@ pub fn run_model(
             trace: Vec::new(),
             loop_end: None,
             exit_code: None,
+            actions: Vec::new(),
         },
     };
+    let mut graph_error = None;
+    let edges = if graph && matches!(res.outcome, Outcome::Pass) {
+        coverage::edges_of_dot(&dot).map_err(|e| graph_error = Some(format!("state graph: {e}"))).ok()
+    } else {
+        None
+    };
+    let _ = std::fs::remove_file(&dot);
+    let complete = m.expected == "pass" && matches!(res.outcome, Outcome::Pass);
+    let coverage = (!res.actions.is_empty())
+        .then(|| coverage::judge(&res.actions, complete, &man.policy(&m.spec), edges.as_deref()));
     let mut trace_file = None;
     if res.trace.is_empty() {
         forget_trace(root, m);
@@ -125,10 +154,20 @@ pub fn run_model(
         trace_file,
         error: match &res.outcome {
             Outcome::Error(e) => Some(e.clone()),
-            _ => None,
+            _ => graph_error,
         },
         drift,
+        coverage,
     }
+}
+
+/// Each spec's action coverage over `results`.
+pub fn spec_coverage(man: &Manifest, results: &[ModelResult]) -> Vec<coverage::SpecCoverage> {
+    let runs: Vec<coverage::ModelCoverage> = results
+        .iter()
+        .map(|r| coverage::ModelCoverage { model: &r.name, spec: &r.spec, coverage: r.coverage.as_ref() })
+        .collect();
+    coverage::by_spec(man, &runs)
 }
 
 /// Saves the counterexample as `<model>.json` (ringlab-trace/1, what the

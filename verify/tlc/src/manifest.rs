@@ -1,6 +1,7 @@
 //! specs/manifest.json: every TLC model with the outcome it must have, and
 //! every mutant with the checks that must kill it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -10,6 +11,26 @@ pub struct Manifest {
     pub about: String,
     pub models: Vec<Model>,
     pub mutants: Vec<Mutant>,
+    /// Per spec file: how its action coverage is judged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub specs: BTreeMap<String, SpecPolicy>,
+}
+
+/// How a spec's action coverage is judged (see `coverage`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SpecPolicy {
+    /// Actions a constant turns off in some models, with why; another
+    /// ci model of the spec must take each.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub idle: BTreeMap<String, String>,
+    /// Actions whose every transition is another action's, on purpose,
+    /// with why.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub aliases: BTreeMap<String, String>,
+    /// Models whose state graph is read for the redundancy check (passing
+    /// ci models of the spec; default: its smallest one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transitions: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -127,6 +148,26 @@ impl Manifest {
                 }
             }
         }
+        for (spec, p) in &self.specs {
+            if !self.models.iter().any(|m| &m.spec == spec) {
+                return Err(format!("specs: no model checks `{spec}`"));
+            }
+            for (what, keys) in [("idle", &p.idle), ("aliases", &p.aliases)] {
+                for (k, why) in keys {
+                    if !is_ident(k) || why.trim().is_empty() {
+                        return Err(format!("specs `{spec}`: {what} `{k}` needs an action name and a reason"));
+                    }
+                }
+            }
+            for t in &p.transitions {
+                let Some(m) = self.model(t) else {
+                    return Err(format!("specs `{spec}`: no model `{t}`"));
+                };
+                if &m.spec != spec || m.expected != "pass" || m.tier != "ci" {
+                    return Err(format!("specs `{spec}`: transitions model `{t}` is not a passing ci model of it"));
+                }
+            }
+        }
         let mut ids = std::collections::HashSet::new();
         for mu in &self.mutants {
             if !ids.insert(&mu.id) {
@@ -169,6 +210,31 @@ impl Manifest {
     pub fn model(&self, name: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.name == name)
     }
+
+    /// The models of `spec` whose state graph the check reads: the
+    /// manifest's list, else the passing ci model with the fewest states.
+    pub fn graph_models(&self, spec: &str) -> Vec<&str> {
+        if let Some(p) = self.specs.get(spec).filter(|p| !p.transitions.is_empty()) {
+            return p.transitions.iter().map(String::as_str).collect();
+        }
+        self.models
+            .iter()
+            .filter(|m| m.spec == spec && m.tier == "ci" && m.expected == "pass")
+            .min_by_key(|m| m.distinct_states.unwrap_or(u64::MAX))
+            .map(|m| vec![m.name.as_str()])
+            .unwrap_or_default()
+    }
+
+    /// The coverage policy of `spec` (empty if the manifest has none).
+    pub fn policy(&self, spec: &str) -> SpecPolicy {
+        self.specs.get(spec).cloned().unwrap_or_default()
+    }
+}
+
+/// A TLA+ identifier.
+pub fn is_ident(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The temporal properties a cfg file asks TLC to check.

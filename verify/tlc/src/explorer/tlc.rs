@@ -103,6 +103,7 @@ mod tests {
             }],
             loop_end: Some(TlcLoopEnd::Stuttering),
             exit_code: Some(12),
+            actions: Vec::new(),
         }
     }
 

@@ -55,7 +55,7 @@ impl SpecTrace for RingTraceSpec {
     fn constants(c: &SimConfig) -> String {
         let k = c.kind;
         format!(
-            "CONSTANTS\n    Size = {}\n    IdxBits = {}\n    ProdSide = \"{}\"\n    ConsSide = \"{}\"\n    MaxBatch = {}\n    Barriers = {{\"A\", \"B\", \"C\", \"D\"}}\n    InvalidDescs = {}\n    Mutant = \"none\"\n",
+            "CONSTANTS\n    Size = {}\n    IdxBits = {}\n    ProdSide = \"{}\"\n    ConsSide = \"{}\"\n    MaxBatch = {}\n    Barriers = {{\"A\", \"B\", \"C\", \"D\"}}\n    InvalidDescs = {}\n    CopyTx = FALSE\n    Mutant = \"none\"\n",
             c.size,
             idx_bits(c.size),
             k.prod_side().name(),
