@@ -8,7 +8,7 @@ CARGO ?= cargo
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
-.PHONY: all deps build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench kernel-vm-test clean help
+.PHONY: all deps deps-mutants mutate build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench kernel-vm-test clean help
 
 all: verify
 
@@ -16,6 +16,7 @@ help:
 	@echo "make verify       every ci-tier TLC model, every Z3 proof, the mutation campaign; summary table"
 	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, then ringlab verify and the browser test"
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
+	@echo "make mutate       the automatic mutation campaign over every spec and crate, score and survivors (hours)"
 	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"
 	@echo "make bench        performance as ratios to peers, one run: ring, simulator, TLC, live AF_XDP (minutes)"
 	@echo "make kernel-vm-test  the kernel series: checkpatch, W=1, two kernels built and booted in qemu, xskxceiver, diff, faults"
@@ -24,13 +25,16 @@ help:
 deps:
 	@bash scripts/deps.sh
 
+deps-mutants: deps
+	@bash scripts/deps.sh --mutants
+
 build: deps
 	$(CARGO) build --release -p ringlab
 
 # --kernel: the kernel series built, booted and tested in qemu (make
 # kernel-vm-test); the first run builds three kernels, later runs reuse them.
-verify: build
-	$(RINGLAB) verify --kernel
+verify: build deps-mutants
+	$(RINGLAB) verify --kernel --rust-mutants
 
 verify-deep: build
 	$(RINGLAB) verify --deep
@@ -43,6 +47,12 @@ prove: build
 
 mutants: build
 	$(RINGLAB) mutants
+
+# The automatic mutation campaign, all of it: every mutant of every spec
+# (TLC) and crate (cargo-mutants); hours. Scores and survivors on stdout,
+# target/ringlab/mutate.json.
+mutate: build deps-mutants
+	$(RINGLAB) mutate
 
 test-rust: deps
 	$(CARGO) test --workspace

@@ -35,6 +35,10 @@ if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; th
     echo "deps: rustc $have is older than $need, which the workspace needs; install a newer toolchain (rustup) and rerun" >&2
     exit 1
 fi
+if [ "${1:-}" = "--mutants" ] && ! cargo mutants --version >/dev/null 2>&1; then
+    echo "deps: building cargo-mutants from crates.io (a few minutes, once)"
+    cargo install --quiet --locked cargo-mutants --version 27.1.0
+fi
 if [ "${1:-}" = "--docs" ] && ! command -v mdbook >/dev/null 2>&1; then
     echo "deps: building mdBook from crates.io (a few minutes, once)"
     cargo install --quiet --locked mdbook --version "^0.4"

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ringlab::cmd::{check, diff, faults, kernel_test, mutants, probe, prove, report, sim, verify};
+use ringlab::cmd::{check, diff, faults, kernel_test, mutants, mutate, probe, prove, report, sim, verify};
 
 #[derive(Parser)]
 #[command(name = "ringlab", version, about = "Model checking, proofs, simulation and differential testing of the kernel's packet-ring protocols")]
@@ -22,6 +22,8 @@ enum Cmd {
     Prove(prove::ProveArgs),
     /// Re-introduce each known bug and report which checks kill it
     Mutants(mutants::MutantArgs),
+    /// The automatic mutation campaign: every spec mutated (and the crates, with cargo-mutants); score and survivors
+    Mutate(mutate::MutateArgs),
     /// All of the above and the live-kernel diff, with one summary (or one JSON document), then the report
     Verify(verify::VerifyArgs),
     /// The last verify run as a static HTML site; SVG figures of the counterexamples
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Cmd::Check(a) => check::run(&a),
         Cmd::Prove(a) => prove::run(&a),
         Cmd::Mutants(a) => mutants::run(&a),
+        Cmd::Mutate(a) => mutate::run(&a),
         Cmd::Verify(a) => verify::run(&a),
         Cmd::Report(a) => report::run(&a),
         Cmd::Sim(a) => sim::run(&a),

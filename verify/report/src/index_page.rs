@@ -46,10 +46,44 @@ struct IndexPage<'a> {
     proofs: Vec<ProofRow<'a>>,
     check_kinds: [&'static str; 5],
     mutants: Vec<MutantRow<'a>>,
+    /// The automatic campaign's sample: scores, and every mutant.
+    mutation: Option<MutationView<'a>>,
     diff: DiffView<'a>,
     kernel: KernelView<'a>,
     sim: Vec<SimRow<'a>>,
     skipped: &'a [String],
+}
+
+#[derive(Serialize)]
+struct MutationView<'a> {
+    scope: &'a str,
+    error: Option<&'a str>,
+    scores: Vec<ScoreRow<'a>>,
+    runs: &'a [ringlab_results::MutationRun],
+    ok: bool,
+}
+
+#[derive(Serialize)]
+struct ScoreRow<'a> {
+    #[serde(flatten)]
+    s: &'a ringlab_results::Score,
+    score: String,
+}
+
+impl<'a> MutationView<'a> {
+    fn of(m: &'a ringlab_results::MutationDoc) -> MutationView<'a> {
+        MutationView {
+            scope: &m.scope,
+            error: m.error.as_deref(),
+            scores: m
+                .scores
+                .iter()
+                .map(|s| ScoreRow { s, score: s.ratio().map_or("-".into(), |r| format!("{:.1}%", 100.0 * r)) })
+                .collect(),
+            runs: &m.runs,
+            ok: m.sample_ok(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -180,6 +214,7 @@ pub fn index_page(i: &IndexInput, stamp: &Stamp) -> Result<String, String> {
             .map(|m| &m.result)
             .map(|m| MutantRow { m, ok: m.ok(), fix: fix_link(m), cells: CHECK_KINDS.iter().map(|k| cell(m, k)).collect() })
             .collect(),
+        mutation: d.mutation.as_ref().map(MutationView::of),
         diff: DiffView::of(&d.diff),
         kernel: KernelView::of(&d.kernel),
         sim: i
@@ -219,6 +254,17 @@ fn banner(d: &VerifyDoc) -> Banner {
     for mu in d.mutants.iter().map(|m| &m.result).filter(|m| !m.ok()) {
         let not: Vec<&str> = mu.checks.iter().filter(|c| c.result != Kill::Killed).map(|c| c.check.as_str()).collect();
         problems.push(format!("mutant {}: not killed by {}", mu.id, if not.is_empty() { "any check".to_string() } else { not.join(", ") }));
+    }
+    if let Some(m) = &d.mutation {
+        if let Some(e) = &m.error {
+            problems.push(format!("mutation sample: {e}"));
+        }
+        for r in m.survivors() {
+            problems.push(format!("mutant {} survived: {}", r.id, r.what));
+        }
+        for id in &m.stale_reviews {
+            problems.push(format!("mutant {id}: reviewed as equivalent, yet killed"));
+        }
     }
     if !d.diff.ok() {
         problems.push(d.diff.line());
@@ -319,6 +365,7 @@ pub(crate) mod tests {
             thresholds: vec![],
             proofs: vec![],
             mutants: vec![],
+            mutation: None,
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
             ok: true,
@@ -328,6 +375,27 @@ pub(crate) mod tests {
     pub fn render(doc: &VerifyDoc) -> String {
         let pages: BTreeMap<String, String> = [("m".to_string(), "traces/m.html".to_string())].into();
         index_page(&IndexInput { doc, verify_time: Some(0), pages: &pages, sim: &[], skipped: &[] }, &Stamp { version: "9.9.9", now: 0 }).unwrap()
+    }
+
+    #[test]
+    fn a_surviving_mutant_of_the_sample_fails_the_banner_by_name() {
+        use ringlab_results::{MutationDoc, MutationRun, Verdict};
+        let run = |id: &str, verdict| MutationRun {
+            id: id.into(),
+            group: "XskRing.tla".into(),
+            op: "drop-guard".into(),
+            at: "specs/XskRing.tla:3".into(),
+            what: "`x < 3` -> TRUE".into(),
+            verdict,
+            detail: String::new(),
+            seconds: 1.0,
+        };
+        let runs = vec![run("XskRing.tla/A/drop-guard/0", Verdict::Killed), run("XskRing.tla/B/drop-guard/0", Verdict::Survived)];
+        let m = MutationDoc { scope: "sample".into(), scores: MutationDoc::tally(&runs, |_| "spec"), runs, ..MutationDoc::default() };
+        let html = render(&VerifyDoc { mutation: Some(m), ..doc() });
+        assert!(html.contains("mutant XskRing.tla/B/drop-guard/0 survived"), "{html}");
+        assert!(html.contains("id=\"mutation\""));
+        assert!(!html.contains("mutant XskRing.tla/A/drop-guard/0 survived"));
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //! `ringlab_bench::BenchDoc`. docs/src/results.md describes every field.
 
 pub mod mutants;
+pub mod mutation;
 pub mod proofs;
 pub mod verify;
 
 pub use mutants::{CheckRun, Kill, MutantDoc, MutantResult};
+pub use mutation::{MutationDoc, MutationRun, Score, Verdict};
 pub use proofs::ProofDoc;
 pub use verify::{DiffSection, KernelSection, VerifyDoc};

@@ -12,6 +12,7 @@ use ringlab_tlc::coverage::SpecCoverage;
 use ringlab_tlc::thresholds::ThresholdResult;
 
 use crate::mutants::MutantDoc;
+use crate::mutation::MutationDoc;
 use crate::proofs::ProofDoc;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -27,6 +28,9 @@ pub struct VerifyDoc {
     pub thresholds: Vec<ThresholdResult>,
     pub proofs: Vec<ProofDoc>,
     pub mutants: Vec<MutantDoc>,
+    /// The automatic mutation campaign's fixed sample.
+    #[serde(default)]
+    pub mutation: Option<MutationDoc>,
     pub diff: DiffSection,
     pub kernel: KernelSection,
     /// Every model, proof and mutant as expected, every action covered,
@@ -46,6 +50,7 @@ impl VerifyDoc {
             && self.thresholds.iter().all(|t| t.ok)
             && self.proofs.iter().all(ProofDoc::ok)
             && self.mutants.iter().all(|m| m.result.ok())
+            && self.mutation.as_ref().is_none_or(MutationDoc::sample_ok)
     }
 
     /// Reads verify.json, refusing another schema or document; an error
@@ -206,6 +211,7 @@ mod tests {
             thresholds: vec![],
             proofs: vec![],
             mutants: vec![],
+            mutation: None,
             diff,
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
             ok: true,

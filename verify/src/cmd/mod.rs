@@ -7,6 +7,7 @@ pub mod diff;
 pub mod faults;
 pub mod kernel_test;
 pub mod mutants;
+pub mod mutate;
 pub mod probe;
 pub mod prove;
 pub mod report;

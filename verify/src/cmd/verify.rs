@@ -30,6 +30,12 @@ pub struct VerifyArgs {
     /// Seed of the differential campaign
     #[arg(long, default_value_t = 1)]
     diff_seed: u64,
+    /// Mutants of the automatic campaign's fixed sample, per spec (and per crate with --rust-mutants); 0 skips it
+    #[arg(long, default_value_t = 3)]
+    mutate_sample: usize,
+    /// The fixed sample of cargo-mutants over the crates too (make verify)
+    #[arg(long)]
+    rust_mutants: bool,
     /// Also run `ringlab kernel-test` on the repository's series and its mutants (the "kernel" section; builds are cached)
     #[arg(long)]
     kernel: bool,
@@ -44,6 +50,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let presults = run_proofs(&[], &a.common)?;
     let all: Vec<_> = man.mutants.iter().collect();
     let uresults = run_mutants(&root, &all, &mresults, &a.common);
+    let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet));
     let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
     let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
     let kernel = kernel_section(&root, a.kernel);
@@ -54,6 +61,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         .chain(thresholds.iter().map(|t| t.ok))
         .chain(presults.iter().map(|r| r.as_expected()))
         .chain(uresults.iter().map(|r| r.ok()))
+        .chain(mutation.iter().map(|m| m.sample_ok()))
         .chain([diff.ok(), kernel.ok()])
         .collect();
     let doc = VerifyDoc {
@@ -63,6 +71,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         thresholds,
         proofs: presults.iter().map(ProofDoc::from).collect(),
         mutants: uresults.iter().map(MutantDoc::from).collect(),
+        mutation,
         diff,
         kernel,
         ok: flags.iter().all(|f| *f),
@@ -86,6 +95,10 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         print_proofs(&presults);
         println!("\n== Mutants");
         mutants::print_table(&uresults);
+        if let Some(m) = &doc.mutation {
+            println!("\n== Mutation campaign (fixed sample; `ringlab mutate` for all)");
+            super::mutate::print_doc(m);
+        }
         println!("\n{}", summary(&doc));
         println!("{}", table::closing("verify", &flags));
     }
@@ -109,7 +122,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
 /// The line above verify's closing line: every section's count.
 pub fn summary(d: &VerifyDoc) -> String {
     format!(
-        "models {}/{} as expected, specs {}/{} with every action covered, thresholds {}/{} crossed, proofs {}/{} as expected, mutants {}/{} killed, {}, {}",
+        "models {}/{} as expected, specs {}/{} with every action covered, thresholds {}/{} crossed, proofs {}/{} as expected, mutants {}/{} killed, {}{}, {}",
         d.models.iter().filter(|r| r.ok()).count(),
         d.models.len(),
         d.coverage.iter().filter(|s| s.ok()).count(),
@@ -120,6 +133,14 @@ pub fn summary(d: &VerifyDoc) -> String {
         d.proofs.len(),
         d.mutants.iter().filter(|r| r.ok).count(),
         d.mutants.len(),
+        d.mutation.as_ref().map_or(String::new(), |m| match &m.error {
+            Some(_) => "mutation sample did not run, ".to_string(),
+            None => format!(
+                "mutation sample {}/{} killed or reviewed, ",
+                m.runs.len() - m.survivors().count(),
+                m.runs.len()
+            ),
+        }),
         d.diff.line(),
         d.kernel.line()
     )

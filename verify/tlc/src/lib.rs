@@ -17,6 +17,7 @@
 pub mod check;
 pub mod coverage;
 pub mod explorer;
+pub mod limited;
 pub mod manifest;
 pub mod thresholds;
 pub mod trace;
@@ -81,7 +82,7 @@ impl Tlc {
     }
 
     /// `java ... tlc2.TLC`, the JVM's temp files in `tmp` (created here).
-    fn command(&self, tmp: &Path, library: Option<&Path>) -> Result<Command, String> {
+    pub(crate) fn command(&self, tmp: &Path, library: Option<&Path>) -> Result<Command, String> {
         std::fs::create_dir_all(tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         let mut cmd = Command::new(&self.java);
         cmd.arg("-XX:+UseParallelGC").arg("-Xss16m").arg(format!("-Djava.io.tmpdir={}", tmp.display()));
@@ -92,7 +93,7 @@ impl Tlc {
         Ok(cmd)
     }
 
-    fn start_error(&self, e: std::io::Error) -> String {
+    pub(crate) fn start_error(&self, e: std::io::Error) -> String {
         format!("cannot start {}: {e} (run `make deps`)", self.java.display())
     }
 }

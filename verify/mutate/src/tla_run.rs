@@ -1,0 +1,221 @@
+//! The TLA+ campaign: each mutant of a spec written into a copy of
+//! specs/, and the spec's CI-tier models run on it, quickest first, until
+//! one's outcome differs from the manifest's.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ringlab_results::{MutationRun, Verdict};
+use ringlab_tlc::limited::run_limited;
+use ringlab_tlc::manifest::{cfg_properties, Manifest, Model};
+use ringlab_tlc::{Outcome, Tlc};
+
+use crate::reviewed::Reviewed;
+use crate::sample;
+use crate::tla::{self, TlaMutant};
+
+pub struct TlaOpts {
+    /// Only these specs (file names); all the manifest's if empty.
+    pub specs: Vec<String>,
+    /// Only these many mutants per spec (the fixed sample), or all.
+    pub sample: Option<usize>,
+    /// Only mutants whose name contains one of these.
+    pub only: Vec<String>,
+    pub progress: bool,
+}
+
+/// A model and how long it took unmutated.
+struct Timed<'a> {
+    model: &'a Model,
+    seconds: f64,
+}
+
+impl Timed<'_> {
+    /// A mutant's run may take a few times the original's.
+    fn limit(&self) -> Duration {
+        Duration::from_secs_f64((4.0 * self.seconds + 10.0).max(15.0))
+    }
+}
+
+/// The specs the campaign covers: those with CI-tier models.
+pub fn specs(man: &Manifest) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in man.models.iter().filter(|m| m.tier == "ci") {
+        if !out.contains(&m.spec) {
+            out.push(m.spec.clone());
+        }
+    }
+    out
+}
+
+/// Every mutant of `spec` the reviewed file does not skip.
+pub fn mutants_of(root: &Path, spec: &str, reviewed: &Reviewed) -> Result<Vec<TlaMutant>, String> {
+    let path = root.join("specs").join(spec);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let defs: Vec<String> = tla::source::Source::new(&text).defs().into_iter().map(|d| d.name).collect();
+    if let Some(s) = reviewed.skip.iter().find(|s| s.spec == spec && !defs.contains(&s.def)) {
+        return Err(format!("{}: skips {}/{}, which {spec} does not define", Reviewed::FILE, s.spec, s.def));
+    }
+    Ok(tla::mutants(spec, &text)
+        .into_iter()
+        .filter(|m| !reviewed.skipped(spec, &m.def))
+        .collect())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let dest = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &dest)?;
+        } else {
+            std::fs::copy(e.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// A TLC error that comes before any state is explored: the mutant does
+/// not parse or is not a well-formed spec.
+fn unviable(msg: &str) -> bool {
+    ["Parsing or semantic analysis failed", "Parse Error", "Semantic error", "Lexical error", "Could not parse"]
+        .iter()
+        .any(|k| msg.contains(k))
+}
+
+struct Work {
+    dir: PathBuf,
+    tlc: Tlc,
+    runs: usize,
+}
+
+impl Work {
+    fn run(&mut self, t: &Timed, limit: Duration) -> Result<(String, bool, f64), String> {
+        let spec = self.dir.join(&t.model.spec);
+        let cfg = self.dir.join(&t.model.config);
+        let props = cfg_properties(&cfg);
+        self.runs += 1;
+        let meta = self.dir.join(format!(".meta-{}", self.runs % 4));
+        let l = run_limited(&self.tlc, &spec, &cfg, &props, &meta, limit)?;
+        let label = match &l.result.outcome {
+            Outcome::Error(e) => format!("error: {}", e.lines().next().unwrap_or("")),
+            o => o.label(),
+        };
+        let parse = matches!(&l.result.outcome, Outcome::Error(e) if unviable(e));
+        let label = if parse { format!("unviable: {label}") } else { label };
+        Ok((label, l.timed_out, l.result.seconds))
+    }
+}
+
+/// Runs the campaign over `opts.specs` (or every spec with CI-tier
+/// models); a model that is not as expected unmutated is an error.
+pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &TlaOpts) -> Result<Vec<MutationRun>, String> {
+    let dir = ringlab_tlc::check::out_dir(root).join("mutate").join(format!("specs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&root.join("specs"), &dir).map_err(|e| format!("copying specs/ to {}: {e}", dir.display()))?;
+    let mut work = Work { dir: dir.clone(), tlc: tlc.clone(), runs: 0 };
+    let specs = if opts.specs.is_empty() { specs(man) } else { opts.specs.clone() };
+    let mut out = Vec::new();
+    for spec in &specs {
+        let models: Vec<&Model> = man.models.iter().filter(|m| m.tier == "ci" && &m.spec == spec).collect();
+        if models.is_empty() {
+            return Err(format!("{spec}: no CI-tier model in the manifest runs it"));
+        }
+        // Baseline: every model as expected, and how long it takes.
+        let mut timed = Vec::new();
+        for m in models {
+            let t = Timed { model: m, seconds: 0.0 };
+            let (label, timed_out, secs) = work.run(&t, Duration::from_secs(600))?;
+            if timed_out || label != m.expected {
+                return Err(format!(
+                    "{}: unmutated, {} is {} (expected {}): fix the spec or the manifest first",
+                    spec, m.name, if timed_out { "still running after 600 s".into() } else { label }, m.expected
+                ));
+            }
+            timed.push(Timed { model: m, seconds: secs });
+        }
+        timed.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let original = std::fs::read_to_string(root.join("specs").join(spec)).map_err(|e| format!("{spec}: {e}"))?;
+        let all = mutants_of(root, spec, reviewed)?;
+        let all: Vec<TlaMutant> = all
+            .into_iter()
+            .filter(|m| opts.only.is_empty() || opts.only.iter().any(|o| m.id.contains(o.as_str())))
+            .collect();
+        let chosen: Vec<&TlaMutant> = match opts.sample {
+            Some(n) => {
+                let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
+                let keep = sample::pick(&ids, n);
+                all.iter().filter(|m| keep.contains(&m.id.as_str())).collect()
+            }
+            None => all.iter().collect(),
+        };
+        if opts.progress {
+            eprintln!("  {spec}: {} mutants ({} in all), {} models", chosen.len(), all.len(), timed.len());
+        }
+        let target = dir.join(spec);
+        for (i, m) in chosen.iter().enumerate() {
+            std::fs::write(&target, m.apply(&original)).map_err(|e| format!("{}: {e}", target.display()))?;
+            let start = Instant::now();
+            let mut verdict = Verdict::Survived;
+            let mut detail = String::from("every model as expected");
+            for t in &timed {
+                let (label, timed_out, _) = work.run(t, t.limit())?;
+                if timed_out {
+                    verdict = Verdict::Timeout;
+                    detail = format!("{}: still running after {:.0} s", t.model.name, t.limit().as_secs_f64());
+                    break;
+                }
+                if label.starts_with("unviable") {
+                    verdict = Verdict::Unviable;
+                    detail = label;
+                    break;
+                }
+                if label != t.model.expected {
+                    verdict = Verdict::Killed;
+                    detail = format!("{}: {} (expected {})", t.model.name, label, t.model.expected);
+                    break;
+                }
+            }
+            if let Some(reason) = reviewed.equivalent(&m.id) {
+                if verdict == Verdict::Survived {
+                    verdict = Verdict::Equivalent;
+                    detail = reason.to_string();
+                } else {
+                    detail = format!("listed as equivalent, yet {detail}");
+                }
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            if opts.progress {
+                eprintln!("  [{}/{}] {:<10} {} ({:.1}s) {}", i + 1, chosen.len(), format!("{verdict:?}").to_lowercase(), m.id, seconds, m.what);
+            }
+            out.push(MutationRun {
+                id: m.id.clone(),
+                group: spec.clone(),
+                op: m.op.name().to_string(),
+                at: format!("specs/{}:{}", spec, m.line),
+                what: m.what.clone(),
+                verdict,
+                detail,
+                seconds,
+            });
+        }
+        std::fs::write(&target, &original).map_err(|e| format!("{}: {e}", target.display()))?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ringlab_tlc::Parser;
+
+    #[test]
+    fn a_spec_that_does_not_parse_is_unviable_a_runtime_error_is_not() {
+        let parse = "@!@!@STARTMSG 3002:1 @!@!@\nParsing or semantic analysis failed.\n@!@!@ENDMSG 3002 @!@!@\n";
+        let Outcome::Error(e) = Parser::parse_str(parse).outcome else { panic!("not an error") };
+        assert!(unviable(&e), "{e}");
+        assert!(!unviable("Successor state is not completely specified by action RxFrag"));
+    }
+}
