@@ -2,14 +2,16 @@
 //! simulator, the live diff's comparison and the trace validators, each
 //! mutant held to the tests that should catch a bug there.
 //!
-//! cargo-mutants runs `--in-place` in a copy of the sources under
-//! target/ringlab/mutate/tree, so the working tree is never touched; the
-//! copy builds into the repository's own target directory, which keeps
-//! the dependencies' builds.
+//! cargo-mutants lists the mutants; each chosen one is written into a
+//! copy of the sources under target/ringlab/mutate/tree (so the working
+//! tree is never touched), built, and tested there, one at a time. The copy
+//! builds into the repository's own target directory, which keeps the
+//! dependencies' builds. (cargo-mutants' own runner cannot run a chosen
+//! few: its name filters let struct-field deletions through.)
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use ringlab_results::{MutationRun, Verdict};
 use serde::Deserialize;
@@ -71,27 +73,19 @@ struct Listed {
     file: String,
     genre: String,
     span: Span,
+    replacement: String,
 }
 
 #[derive(Deserialize)]
 struct Span {
     start: Pos,
+    end: Pos,
 }
 
 #[derive(Deserialize)]
 struct Pos {
     line: usize,
-}
-
-#[derive(Deserialize)]
-struct Outcomes {
-    outcomes: Vec<Outcome>,
-}
-
-#[derive(Deserialize)]
-struct Outcome {
-    scenario: serde_json::Value,
-    summary: String,
+    column: usize,
 }
 
 fn cargo() -> Command {
@@ -167,16 +161,87 @@ fn stable(name: &str) -> String {
     }
 }
 
-fn regex_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 8);
-    for ch in s.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(ch) {
-            o.push('\\');
+/// The mutant's replacement written over its span (1-based line and
+/// character columns, end exclusive), as cargo-mutants applies it; the
+/// file's original text back.
+fn apply(tree: &Path, m: &Listed) -> Result<String, String> {
+    let path = tree.join(&m.file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let offset = |p: &Pos| -> Option<usize> {
+        let mut at = 0;
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            if n + 1 == p.line {
+                return line.char_indices().map(|(i, _)| i).chain([line.len()]).nth(p.column - 1).map(|i| at + i);
+            }
+            at += line.len();
         }
-        o.push(ch);
-    }
-    o
+        None
+    };
+    let (Some(a), Some(z)) = (offset(&m.span.start), offset(&m.span.end)) else {
+        return Err(format!("{}: span outside {}", m.name, m.file));
+    };
+    let mut mutated = text.clone();
+    mutated.replace_range(a..z, &m.replacement);
+    std::fs::write(&path, mutated).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text)
 }
+
+/// Runs `cmd`, killing it after `limit`: Some(success), or None at the limit.
+fn run_for(mut cmd: Command, limit: Duration) -> Result<Option<bool>, String> {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cargo: {e}"))?;
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            return Ok(Some(st.success()));
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn test_cmd(tree: &Path, target: &Path, c: &Crate, build_only: bool) -> Command {
+    let mut cmd = cargo();
+    cmd.current_dir(tree).env("CARGO_TARGET_DIR", target).env_remove("RUSTFLAGS").arg("test");
+    if build_only {
+        cmd.arg("--no-run");
+    }
+    for p in c.tests {
+        cmd.args(["-p", p]);
+    }
+    cmd
+}
+
+/// One mutant applied, built and tested; the file restored whatever
+/// happens.
+fn try_mutant(tree: &Path, target: &Path, c: &Crate, m: &Listed) -> Result<(Verdict, String), String> {
+    let original = apply(tree, m)?;
+    let result = (|| {
+        let tests = c.tests.join(", ");
+        match run_for(test_cmd(tree, target, c, true), BUILD_LIMIT)? {
+            None => return Ok((Verdict::Timeout, "the build ran past its limit".to_string())),
+            Some(false) => return Ok((Verdict::Unviable, "does not build".to_string())),
+            Some(true) => {}
+        }
+        Ok(match run_for(test_cmd(tree, target, c, false), TEST_LIMIT)? {
+            None => (Verdict::Timeout, format!("the tests of {tests} ran past {} s", TEST_LIMIT.as_secs())),
+            Some(false) => (Verdict::Killed, format!("a test of {tests} failed")),
+            Some(true) => (Verdict::Survived, format!("every test of {tests} passed")),
+        })
+    })();
+    std::fs::write(tree.join(&m.file), original).map_err(|e| format!("restoring {}: {e}", m.file))?;
+    result
+}
+
+const BUILD_LIMIT: Duration = Duration::from_secs(900);
+const TEST_LIMIT: Duration = Duration::from_secs(600);
 
 /// Runs the campaign over `opts.crates` (or all of [`CRATES`]).
 pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<MutationRun>, String> {
@@ -205,52 +270,10 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
         if chosen.is_empty() {
             continue;
         }
-        let outdir = base.join(format!("cargo-{}", c.package));
-        let _ = std::fs::remove_dir_all(&outdir);
-        let mut cmd = mutants_cmd(&tree, &target, c);
-        cmd.args(["--in-place", "--no-shuffle", "--timeout", "600", "--build-timeout", "900"])
-            .arg("--test-package")
-            .arg(c.tests.join(","))
-            .arg("--output")
-            .arg(&outdir);
-        if opts.sample.is_some() {
-            // The tests ran unmutated in this same build (make test, or the
-            // caller); the sample does not pay for a baseline.
-            cmd.arg("--baseline=skip");
-        }
-        for m in &chosen {
-            cmd.arg("--re").arg(format!("^{}$", regex_escape(&m.name)));
-        }
-        let start = Instant::now();
-        let status = cmd.status().map_err(|e| format!("cargo mutants: {e}"))?;
-        let per = start.elapsed().as_secs_f64() / chosen.len() as f64;
-        let file = outdir.join("mutants.out/outcomes.json");
-        let text = std::fs::read_to_string(&file).map_err(|e| {
-            format!("cargo mutants -p {} exited with {status} and wrote no {}: {e}", c.package, file.display())
-        })?;
-        let got: Outcomes = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        for o in &got.outcomes {
-            let Some(name) = o.scenario.get("Mutant").and_then(|m| m.get("name")).and_then(|n| n.as_str()) else {
-                if o.summary != "Success" {
-                    return Err(format!("cargo mutants -p {}: the unmutated tests did not pass ({})", c.package, o.summary));
-                }
-                continue;
-            };
-            let Some(m) = chosen.iter().find(|m| m.name == name) else { continue };
+        for m in chosen {
             let id = stable(&m.name);
-            let mut verdict = match o.summary.as_str() {
-                "CaughtMutant" => Verdict::Killed,
-                "MissedMutant" => Verdict::Survived,
-                "Timeout" => Verdict::Timeout,
-                "Unviable" => Verdict::Unviable,
-                other => return Err(format!("cargo mutants: {name}: unknown outcome {other}")),
-            };
-            let mut detail = match verdict {
-                Verdict::Killed => format!("a test of {} failed", c.tests.join(", ")),
-                Verdict::Survived => format!("every test of {} passed", c.tests.join(", ")),
-                Verdict::Timeout => "the tests ran past the limit".into(),
-                _ => "does not build".into(),
-            };
+            let t0 = Instant::now();
+            let (mut verdict, mut detail) = try_mutant(&tree, &target, c, m)?;
             if let Some(reason) = reviewed.equivalent(&id) {
                 if verdict == Verdict::Survived {
                     verdict = Verdict::Equivalent;
@@ -258,6 +281,10 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
                 } else {
                     detail = format!("listed as equivalent, yet {detail}");
                 }
+            }
+            let seconds = t0.elapsed().as_secs_f64();
+            if opts.progress {
+                eprintln!("  {:<10} {} ({:.1}s)", format!("{verdict:?}").to_lowercase(), m.name, seconds);
             }
             out.push(MutationRun {
                 id,
@@ -267,7 +294,7 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
                 what: m.name.splitn(4, ':').nth(3).unwrap_or(&m.name).trim().to_string(),
                 verdict,
                 detail,
-                seconds: per,
+                seconds,
             });
         }
     }
@@ -286,11 +313,23 @@ mod tests {
         );
     }
 
+
     #[test]
-    fn names_match_themselves_only() {
-        let n = "a.rs:1:2: replace <impl X for Y>::f -> u32 with 0";
-        assert_eq!(regex_escape("a+b"), "a\\+b");
-        // `\<` is a word boundary in the regex crate: `<` stays as it is.
-        assert!(regex_escape(n).contains("<impl X for Y>::f"));
+    fn a_mutant_replaces_its_span_and_the_file_comes_back() {
+        let tree = std::env::temp_dir().join(format!("ringlab-mutate-apply-{}", std::process::id()));
+        std::fs::create_dir_all(tree.join("src")).unwrap();
+        let text = "fn f(a: u32) -> u32 {\n    a + 1\n}\n";
+        std::fs::write(tree.join("src/x.rs"), text).unwrap();
+        let m = Listed {
+            name: "src/x.rs:2:5: replace + with - in f".into(),
+            file: "src/x.rs".into(),
+            genre: "BinaryOperator".into(),
+            span: Span { start: Pos { line: 2, column: 7 }, end: Pos { line: 2, column: 8 } },
+            replacement: "-".into(),
+        };
+        let original = apply(&tree, &m).unwrap();
+        assert_eq!(original, text);
+        assert_eq!(std::fs::read_to_string(tree.join("src/x.rs")).unwrap(), "fn f(a: u32) -> u32 {\n    a - 1\n}\n");
+        let _ = std::fs::remove_dir_all(&tree);
     }
 }

@@ -34,7 +34,7 @@ pub struct MutateArgs {
     /// Only mutants whose name contains this (repeatable)
     #[arg(long, value_name = "TEXT")]
     only: Vec<String>,
-    /// List the mutants and stop
+    /// List the specs' mutants (with --sample, the sample's) and stop
     #[arg(long)]
     list: bool,
     #[command(flatten)]
@@ -47,7 +47,10 @@ pub fn run(a: &MutateArgs) -> Result<bool, String> {
     if a.list {
         let specs = if a.specs.is_empty() { tla_run::specs(&man) } else { a.specs.clone() };
         for spec in specs {
-            for m in tla_run::mutants_of(&root, &spec, &reviewed)? {
+            let all = tla_run::mutants_of(&root, &spec, &reviewed)?;
+            let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
+            let keep = a.sample.map(|n| ringlab_mutate::sample::pick(&ids, n));
+            for m in all.iter().filter(|m| keep.as_ref().is_none_or(|k| k.contains(&m.id.as_str()))) {
                 println!("{}\tspecs/{}:{}\t{}", m.id, spec, m.line, m.what);
             }
         }
