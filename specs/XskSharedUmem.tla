@@ -46,7 +46,8 @@ ASSUME {TxFrames, RxFrames} \subseteq Nat
 ASSUME {TxSize, CqSize, FqSize, RxSize, Budget, BatchMax} \subseteq Nat \ {0}
 ASSUME TxPath \in {"peek", "batch"} /\ ChargeOnFull \in BOOLEAN
 ASSUME Mutant \in {"none", "shared-tx-budget-uncharged", "shared-cq-reap-wrong-socket",
-                   "shared-tx-complete-unsent", "shared-rx-wrong-ring"}
+                   "shared-tx-complete-unsent", "shared-rx-wrong-ring",
+                   "shared-cq-overcommit", "shared-tx-budget-overrun"}
 
 Sockets == 1..NSockets
 \* A frame is <<s, i>>: frame i of socket s's transmit frames, or with
@@ -78,7 +79,8 @@ vars == <<app, tx, spent, resv, hw, txd, cq, ufree, fq, kfree, rx>>
 txvars == <<app, tx, spent, resv, hw, txd, cq>>
 rxvars == <<ufree, fq, kfree, rx>>
 
-CqFree == CqSize - Len(cq) - Len(resv)
+\* shared-cq-overcommit counts one free completion slot more than there is.
+CqFree == CqSize - Len(cq) - Len(resv) + IF Mutant = "shared-cq-overcommit" THEN 1 ELSE 0
 
 Init ==
     /\ app = [s \in Sockets |-> TxOf(s)]
@@ -138,6 +140,10 @@ First(sp) ==
 
 Charge(k) == IF Mutant = "shared-tx-budget-uncharged" THEN 0 ELSE k
 
+\* What a socket may still take under budgets sp (budget_left, l.628);
+\* shared-tx-budget-overrun lets it take one more.
+BudgetLeft(sp, i) == Budget - sp[i] + IF Mutant = "shared-tx-budget-overrun" THEN 1 ELSE 0
+
 \* One xsk_tx_peek_desc() (xsk.c l.478). The walk skips a socket that
 \* spent its budget; if no socket with budget left has a descriptor and
 \* one was skipped, every budget is reset and the walk starts again from
@@ -184,7 +190,7 @@ Pass(i, w0, max) ==
         ELSE IF w.sp[i] >= Budget
         THEN Pass(i + 1, [w EXCEPT !.exh = @ \/ Len(tx[i]) > w.take[i]], max)
         ELSE LET k == Min(Len(tx[i]) - w.take[i],
-                          Min(max - Len(w.out), Budget - w.sp[i]))
+                          Min(max - Len(w.out), BudgetLeft(w.sp, i)))
              IN Pass(i + 1,
                      [w EXCEPT !.sp[i] = @ + Charge(k), !.take[i] = @ + k,
                                !.out = @ \o SubSeq(tx[i], w.take[i] + 1,
@@ -299,9 +305,14 @@ Held(f) ==
     + Cardinality({<<s, i>> \in Sockets \X (1..RingMax) :
                       i \in DOMAIN rx[s] /\ RxAddr(s, i) = f})
 
+\* The umem holds the frames declared: NSockets * TxFrames to transmit
+\* from, RxFrames to receive into.
+FramesDeclared == Cardinality(Frames) = NSockets * TxFrames + RxFrames
+
 \* Every frame is in exactly one place, and a transmit frame held by an
 \* application or on a tx ring is its own socket's.
 UmemConservation ==
+    /\ FramesDeclared
     /\ \A f \in Frames : Held(f) = 1
     /\ \A s \in Sockets : \A f \in app[s] \cup Range(tx[s]) : Owner(f) = s
 
@@ -310,6 +321,22 @@ NoCompletionUnsent == \A i \in DOMAIN cq : cq[i] \notin Range(hw)
 
 \* A socket's rx ring holds only packets redirected to that socket.
 RxOwnRing == \A s \in Sockets : \A i \in DOMAIN rx[s] : rx[s][i].dst = s
+
+\* No ring holds more than its entries, and the completions published and
+\* reserved never exceed the completion ring (the backpressure of
+\* xskq_prod_reserve_addr and xskq_prod_nb_free).
+RingsBounded ==
+    /\ \A s \in Sockets : Len(tx[s]) <= TxSize /\ Len(rx[s]) <= RxSize
+    /\ Len(fq) <= FqSize
+    /\ Len(cq) + Len(resv) <= CqSize
+
+\* No socket is charged past its budget: xsk_tx_peek_desc() skips a socket
+\* at the budget, the batch walk takes at most budget_left from one.
+BudgetBounded == \A s \in Sockets : spent[s] <= Budget
+
+\* The batch walk resets the budgets only to go on taking, and charges what
+\* it takes: once it has taken a descriptor some socket stays charged.
+BatchCharged == TxPath = "batch" /\ resv # <<>> => spent # [s \in Sockets |-> 0]
 
 \* Every descriptor on a tx ring is eventually taken by the driver: no
 \* socket on the pool starves. With TxPath = "peek" and ChargeOnFull it
