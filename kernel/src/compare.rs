@@ -52,3 +52,22 @@ pub fn compare(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Compared
 pub fn check(env: &Env, s: &Scenario, p: &Profile) -> std::io::Result<Option<Mismatch>> {
     compare(env, s, p).map(|c| c.mismatch)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_differing_observation_is_named_with_both_sides() {
+        let model = vec![Obs::Reserved(true), Obs::Kicks(vec![0]), Obs::Completions(vec![0, 4096])];
+        assert_eq!(first_mismatch(&model, &model), None);
+        let mut kernel = model.clone();
+        kernel[2] = Obs::Completions(vec![4096, 0]);
+        assert_eq!(
+            first_mismatch(&model, &kernel),
+            Some(Mismatch { at: 2, model: model[2].clone(), kernel: kernel[2].clone() })
+        );
+        kernel[1] = Obs::Kicks(vec![11]);
+        assert_eq!(first_mismatch(&model, &kernel).map(|m| m.at), Some(1));
+    }
+}

@@ -7,10 +7,11 @@
 //! wrong model caught.
 
 use ringlab_kernel::campaign::{self, in_sandbox, Opts};
-use ringlab_kernel::compare::check;
+use ringlab_kernel::compare::{check, compare};
 use ringlab_kernel::env::release;
 use ringlab_kernel::runner;
 use ringlab_model::afxdp::{predict, Invalid, Obs, Op, Profile, RingIdx, Scenario, Setup, Stats, TxDesc, XDP_PKT_CONTD};
+use ringlab_model::afxdp::{V6_12, V6_18};
 
 mod common;
 
@@ -135,17 +136,45 @@ fn tx_queue_consumer_budget() {
     agree(s);
 }
 
+/// A full CQ, the consumer after sendto, odd addresses: where the running
+/// kernel differs from 6.12's source.
+fn profile_rules_scenario() -> Scenario {
+    let mut st = setup(false, false);
+    st.comp_size = 4;
+    let descs: Vec<_> = (0..6).map(|k| desc(k * 4096 + 1, 64, 0, "valid odd")).collect();
+    Scenario { setup: st, ops: vec![Op::Tx(descs), Op::Kick, Op::DrainCq(8), Op::Kick, Op::DrainCq(8), Op::Stats] }
+}
+
 /// The rules where the running kernel differs from 6.12's source, each
-/// shown on the kernel: a full CQ, the consumer after sendto, odd addresses.
+/// shown on the kernel.
 #[test]
 fn profile_rules() {
     if skip() {
         return;
     }
-    let mut st = setup(false, false);
-    st.comp_size = 4;
-    let descs: Vec<_> = (0..6).map(|k| desc(k * 4096 + 1, 64, 0, "valid odd")).collect();
-    agree(Scenario { setup: st, ops: vec![Op::Tx(descs), Op::Kick, Op::DrainCq(8), Op::Kick, Op::DrainCq(8), Op::Stats] });
+    agree(profile_rules_scenario());
+}
+
+/// A wrong model is told apart: the same scenario predicted by the other
+/// release's profile diverges from the kernel, at the first observation
+/// where the two profiles differ, and agrees before it.
+#[test]
+fn the_other_releases_model_diverges() {
+    if skip() {
+        return;
+    }
+    let p = Profile::for_release(&release());
+    let other = if p.name == V6_12.name { V6_18 } else { V6_12 };
+    let s = profile_rules_scenario();
+    let (right, wrong) = (predict(&s, &p), predict(&s, &other));
+    let first = right.iter().zip(&wrong).position(|(a, b)| a != b).expect("the scenario tells the profiles apart");
+    let checked = in_sandbox(move |env| check(env, &profile_rules_scenario(), &other)).unwrap();
+    assert!(checked.is_some(), "check must report the divergence too");
+    let c = in_sandbox(move |env| compare(env, &s, &other)).unwrap();
+    assert_eq!(c.model, wrong);
+    assert_eq!(c.kernel, right, "the kernel follows its own profile");
+    let m = c.mismatch.expect("the other release's model must diverge");
+    assert_eq!((m.at, &m.model, &m.kernel), (first, &wrong[first], &right[first]));
 }
 
 /// F1: f1 with XDP_PKT_CONTD, then an invalid descriptor (len 0) ending

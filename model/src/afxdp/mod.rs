@@ -34,7 +34,7 @@ pub use chain::spec_trace;
 pub use trace::{Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};
 pub use ghost::{Compl, Id, TxSlot, Via};
 pub use poll::{POLLIN_MASK, POLLOUT_MASK};
-pub use profile::{DropFrags, Profile};
+pub use profile::{DropFrags, Profile, V6_12, V6_18};
 pub use project::{expected_completion, STRAY};
 pub use scenario::{
     Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,
