@@ -34,7 +34,7 @@ build: deps
 # --kernel: the kernel series built, booted and tested in qemu (make
 # kernel-vm-test); the first run builds three kernels, later runs reuse them.
 verify: build deps-mutants
-	$(RINGLAB) verify --kernel --rust-mutants
+	$(RINGLAB) verify --kernel --rust-mutants 1
 
 verify-deep: build
 	$(RINGLAB) verify --deep

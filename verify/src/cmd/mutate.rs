@@ -116,9 +116,9 @@ pub fn document(scope: &str, runs: Vec<MutationRun>) -> MutationDoc {
     }
 }
 
-/// `ringlab verify`'s fixed sample: `per` mutants of each spec and (with
-/// `rust`) of each crate; its verdict is that none survives.
-pub fn sample(per: usize, rust: bool, quiet: bool) -> MutationDoc {
+/// `ringlab verify`'s fixed sample: `per` mutants of each spec and
+/// `per_crate` of each crate (0: none); its verdict is that none survives.
+pub fn sample(per: usize, per_crate: usize, quiet: bool) -> MutationDoc {
     let run = || -> Result<Vec<MutationRun>, String> {
         let (root, man) = load()?;
         let reviewed = Reviewed::load(&root)?;
@@ -130,8 +130,8 @@ pub fn sample(per: usize, rust: bool, quiet: bool) -> MutationDoc {
             &reviewed,
             &TlaOpts { specs: Vec::new(), sample: Some(per), only: only.clone(), progress: !quiet },
         )?;
-        if rust {
-            runs.extend(rust_run::run(&root, &reviewed, &RustOpts { crates: Vec::new(), sample: Some(per), only, progress: !quiet })?);
+        if per_crate > 0 {
+            runs.extend(rust_run::run(&root, &reviewed, &RustOpts { crates: Vec::new(), sample: Some(per_crate), only, progress: !quiet })?);
         }
         Ok(runs)
     };

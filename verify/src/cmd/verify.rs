@@ -30,12 +30,12 @@ pub struct VerifyArgs {
     /// Seed of the differential campaign
     #[arg(long, default_value_t = 1)]
     diff_seed: u64,
-    /// Mutants of the automatic campaign's fixed sample, per spec (and per crate with --rust-mutants); 0 skips it
+    /// Mutants of the automatic campaign's fixed sample, per spec; 0 skips it
     #[arg(long, default_value_t = 3)]
     mutate_sample: usize,
-    /// The fixed sample of cargo-mutants over the crates too (make verify)
-    #[arg(long)]
-    rust_mutants: bool,
+    /// Mutants of the fixed sample per crate (cargo-mutants; each is built and tested, minutes): make verify runs 1
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    rust_mutants: usize,
     /// Also run `ringlab kernel-test` on the repository's series and its mutants (the "kernel" section; builds are cached)
     #[arg(long)]
     kernel: bool,
