@@ -223,30 +223,48 @@ fn shorten(s: &str) -> String {
 
 /// Whether the `=` at byte `i` of `code` defines a primed variable or an
 /// EXCEPT path: syntax, not a comparison.
+#[allow(clippy::needless_return)]
 fn assigns(code: &str, i: usize) -> bool {
     let before = code[..i].trim_end();
     if before.ends_with('\'') {
         return true;
     }
-    // `![e] =`, `!.f =`, `![a][b] =`: an EXCEPT path.
+    // `![e] =`, `!.f =`, `![a].f[b] =`: an EXCEPT path, a run of `[..]`
+    // and `.field` after the last `!`.
     if let Some(bang) = before.rfind('!') {
-        let path = &before[bang + 1..];
-        let mut depth = 0i32;
-        let mut ok = !path.is_empty();
-        for ch in path.chars() {
-            match ch {
-                '[' => depth += 1,
-                ']' => depth -= 1,
-                _ => {}
+        let mut path = before[bang + 1..].trim_end();
+        let mut segments = 0;
+        while !path.is_empty() {
+            if let Some(rest) = path.strip_prefix('.') {
+                let n = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+                if n == 0 {
+                    return false;
+                }
+                path = &rest[n..];
+            } else if path.starts_with('[') {
+                let mut depth = 0i32;
+                let mut end = None;
+                for (i, ch) in path.char_indices() {
+                    match ch {
+                        '[' => depth += 1,
+                        ']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(i);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(e) = end else { return false };
+                path = &path[e + 1..];
+            } else {
+                return false;
             }
-            if depth < 0 {
-                ok = false;
-            }
+            segments += 1;
         }
-        let shape = path.starts_with('[') || path.starts_with('.');
-        if ok && shape && depth == 0 && (path.ends_with(']') || path.starts_with('.')) {
-            return true;
-        }
+        return segments > 0;
     }
     false
 }
@@ -448,4 +466,27 @@ pub fn swap_steps(src: &Source, d: &Def, sets: &[Vec<String>]) -> Vec<Found> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assigns;
+
+    #[test]
+    fn except_paths_and_primes_are_not_comparisons() {
+        for (code, at) in [
+            ("x' = 1", "x' ".len()),
+            ("[c EXCEPT ![s].stage = 1, ![s].pend = 0]", "[c EXCEPT ![s].stage = 1, ![s].pend ".len()),
+            ("[c EXCEPT ![s].stage = 1]", "[c EXCEPT ![s].stage ".len()),
+            ("[c EXCEPT !.f[1] = 2]", "[c EXCEPT !.f[1] ".len()),
+            ("[c EXCEPT ![a][b] = 2]", "[c EXCEPT ![a][b] ".len()),
+        ] {
+            assert_eq!(&code[at..at + 1], "=");
+            assert!(assigns(code, at), "{code}");
+        }
+        let cmp = "IF ~ok THEN x = 1 ELSE y";
+        assert!(!assigns(cmp, cmp.find('=').unwrap()));
+        let after = "[c EXCEPT ![s] = 1] /\\ y = 2";
+        assert!(!assigns(after, after.rfind('=').unwrap()));
+    }
 }
