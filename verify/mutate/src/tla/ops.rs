@@ -85,6 +85,18 @@ fn primed(code: &str) -> bool {
     code.contains('\'')
 }
 
+/// What dropping a conjunct of an action is: skipping its frame
+/// condition, dropping a guard (no prime), or nothing (it assigns).
+fn conjunct_op(code: &str) -> Option<Op> {
+    if code.starts_with("UNCHANGED") {
+        Some(Op::SkipUnchanged)
+    } else if !primed(code) {
+        Some(Op::DropGuard)
+    } else {
+        None
+    }
+}
+
 /// Replaces a whole conjunct by `TRUE`, its continuation lines blanked.
 fn replace_conjunct(src: &Source, c: &Conjunct) -> Vec<Edit> {
     let first = &src.lines[c.line];
@@ -173,13 +185,7 @@ pub fn conjunct_ops(src: &Source, d: &Def) -> Vec<Found> {
             let code = src.code(c.line);
             for (a, z) in parts {
                 let piece = code[a..z].to_string();
-                let op = if piece.starts_with("UNCHANGED") {
-                    Op::SkipUnchanged
-                } else if !primed(&piece) {
-                    Op::DropGuard
-                } else {
-                    continue;
-                };
+                let Some(op) = conjunct_op(&piece) else { continue };
                 out.push(Found {
                     op,
                     line: c.line,
@@ -195,13 +201,7 @@ pub fn conjunct_ops(src: &Source, d: &Def) -> Vec<Found> {
             continue;
         }
         let trimmed = text.trim();
-        let op = if trimmed.starts_with("UNCHANGED") {
-            Op::SkipUnchanged
-        } else if !primed(trimmed) {
-            Op::DropGuard
-        } else {
-            continue;
-        };
+        let Some(op) = conjunct_op(trimmed) else { continue };
         out.push(Found {
             op,
             line: c.line,
