@@ -5,6 +5,9 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 CARGO ?= cargo
+# Incremental state is several gigabytes for a one-off build of every test
+# binary; set CARGO_INCREMENTAL=1 to keep it between edits.
+export CARGO_INCREMENTAL ?= 0
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
