@@ -4,10 +4,13 @@
 //! conjunct, flip a comparison, shift a constant by one, skip an
 //! UNCHANGED, swap two steps) and runs the spec's CI-tier models on each
 //! mutant; cargo-mutants does the same for the Rust crates and their
-//! tests. A mutant is killed when a check's outcome changes, unviable
+//! tests. A spec with a Rust reference model also has the tests that hold
+//! the two together run on each mutant its models let through
+//! (`reference`). A mutant is killed when a check's outcome changes, unviable
 //! when it does not even parse or build; every survivor is either killed
 //! by a new check or listed, with a reason, in `reviewed.json`.
 
+pub mod reference;
 pub mod reviewed;
 pub mod rust_run;
 pub mod sample;

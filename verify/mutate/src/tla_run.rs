@@ -1,15 +1,19 @@
 //! The TLA+ campaign: each mutant of a spec written into a copy of
 //! specs/, and the spec's CI-tier models run on it, quickest first, until
-//! one's outcome differs from the manifest's.
+//! one's outcome differs from the manifest's, or, for a spec with a
+//! reference model, a passing model's distinct states or depth do (the
+//! check `ringlab check` makes: the spec no longer agrees with the Rust
+//! model whose search the bfs tests hold to those figures).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ringlab_results::{MutationRun, Verdict};
 use ringlab_tlc::limited::run_limited;
-use ringlab_tlc::manifest::{cfg_properties, Manifest, Model};
+use ringlab_tlc::manifest::{cfg_properties, Manifest, Model, Reference};
 use ringlab_tlc::{Outcome, Tlc};
 
+use crate::reference::{ReferenceTests, TestRun};
 use crate::reviewed::Reviewed;
 use crate::sample;
 use crate::tla::{self, TlaMutant};
@@ -84,6 +88,16 @@ fn unviable(msg: &str) -> bool {
         .any(|k| msg.contains(k))
 }
 
+/// What one run of a model found.
+struct Ran {
+    /// The outcome's label (`unviable: …` for a mutant that does not parse).
+    label: String,
+    timed_out: bool,
+    seconds: f64,
+    /// How the figures differ from the reference model's (`check::drift`).
+    disagrees: Option<String>,
+}
+
 struct Work {
     dir: PathBuf,
     tlc: Tlc,
@@ -91,7 +105,7 @@ struct Work {
 }
 
 impl Work {
-    fn run(&mut self, t: &Timed, limit: Duration) -> Result<(String, bool, f64), String> {
+    fn run(&mut self, t: &Timed, limit: Duration, reference: Option<&Reference>) -> Result<Ran, String> {
         let spec = self.dir.join(&t.model.spec);
         let cfg = self.dir.join(&t.model.config);
         let props = cfg_properties(&cfg);
@@ -104,7 +118,11 @@ impl Work {
         };
         let parse = matches!(&l.result.outcome, Outcome::Error(e) if unviable(e));
         let label = if parse { format!("unviable: {label}") } else { label };
-        Ok((label, l.timed_out, l.result.seconds))
+        let disagrees = match (reference, l.timed_out) {
+            (Some(_), false) => ringlab_tlc::check::drift(t.model, &l.result, reference),
+            _ => None,
+        };
+        Ok(Ran { label, timed_out: l.timed_out, seconds: l.result.seconds, disagrees })
     }
 }
 
@@ -115,6 +133,7 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&root.join("specs"), &dir).map_err(|e| format!("copying specs/ to {}: {e}", dir.display()))?;
     let mut work = Work { dir: dir.clone(), tlc: tlc.clone(), runs: 0 };
+    let mut refs = ReferenceTests::new(root, opts.progress);
     let specs = if opts.specs.is_empty() { specs(man) } else { opts.specs.clone() };
     let mut out = Vec::new();
     for spec in &specs {
@@ -122,18 +141,23 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
         if models.is_empty() {
             return Err(format!("{spec}: no CI-tier model in the manifest runs it"));
         }
+        let reference = man.policy(spec).reference;
+        let reference = reference.as_ref();
         // Baseline: every model as expected, and how long it takes.
         let mut timed = Vec::new();
         for m in models {
             let t = Timed { model: m, seconds: 0.0 };
-            let (label, timed_out, secs) = work.run(&t, Duration::from_secs(600))?;
-            if timed_out || label != m.expected {
+            let r = work.run(&t, Duration::from_secs(600), reference)?;
+            if r.timed_out || r.label != m.expected {
                 return Err(format!(
                     "{}: unmutated, {} is {} (expected {}): fix the spec or the manifest first",
-                    spec, m.name, if timed_out { "still running after 600 s".into() } else { label }, m.expected
+                    spec, m.name, if r.timed_out { "still running after 600 s".into() } else { r.label }, m.expected
                 ));
             }
-            timed.push(Timed { model: m, seconds: secs });
+            if let Some(d) = r.disagrees {
+                return Err(format!("{spec}: unmutated, {}: {d}", m.name));
+            }
+            timed.push(Timed { model: m, seconds: r.seconds });
         }
         timed.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let original = std::fs::read_to_string(root.join("specs").join(spec)).map_err(|e| format!("{spec}: {e}"))?;
@@ -160,21 +184,45 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
             let mut verdict = Verdict::Survived;
             let mut detail = String::from("every model as expected");
             for t in &timed {
-                let (label, timed_out, _) = work.run(t, t.limit())?;
-                if timed_out {
+                let r = work.run(t, t.limit(), reference)?;
+                if r.timed_out {
                     verdict = Verdict::Timeout;
                     detail = format!("{}: still running after {:.0} s", t.model.name, t.limit().as_secs_f64());
                     break;
                 }
-                if label.starts_with("unviable") {
+                if r.label.starts_with("unviable") {
                     verdict = Verdict::Unviable;
-                    detail = label;
+                    detail = r.label;
                     break;
                 }
-                if label != t.model.expected {
+                if r.label != t.model.expected {
                     verdict = Verdict::Killed;
-                    detail = format!("{}: {} (expected {})", t.model.name, label, t.model.expected);
+                    detail = format!("{}: {} (expected {})", t.model.name, r.label, t.model.expected);
                     break;
+                }
+                if let Some(d) = r.disagrees {
+                    verdict = Verdict::Killed;
+                    detail = format!("{}: {d}", t.model.name);
+                    break;
+                }
+            }
+            if let (Verdict::Survived, Some(r)) = (&verdict, reference) {
+                if !refs.has_baseline(r) {
+                    std::fs::write(&target, &original).map_err(|e| format!("{}: {e}", target.display()))?;
+                    refs.baseline(r, &dir).map_err(|e| format!("{spec}: {e}"))?;
+                    std::fs::write(&target, m.apply(&original)).map_err(|e| format!("{}: {e}", target.display()))?;
+                }
+                match refs.first_failed(r, &dir)? {
+                    None => detail = format!("every model as expected, and the reference tests ({}) pass", r.tests.join(", ")),
+                    Some((test, TestRun::TimedOut)) => {
+                        verdict = Verdict::Timeout;
+                        detail = format!("reference test {test}: still running at its limit");
+                    }
+                    Some((test, TestRun::Failed(why))) => {
+                        verdict = Verdict::Killed;
+                        detail = format!("reference test {test}: {why}");
+                    }
+                    Some((_, TestRun::Passed { .. })) => unreachable!("first_failed returns failures only"),
                 }
             }
             if let Some(reason) = reviewed.equivalent(&m.id) {

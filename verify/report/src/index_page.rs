@@ -336,6 +336,7 @@ pub(crate) mod tests {
             trace_file: trace.then(|| "t.json".to_string()),
             error: None,
             drift: None,
+            drift_fails: false,
             coverage: None,
         }
     }

@@ -8,7 +8,7 @@ use crate::{self as tlc, Outcome, Tlc, TlcResult};
 use serde::{Deserialize, Serialize};
 
 use crate::coverage::{self, Coverage};
-use crate::manifest::{cfg_properties, Manifest, Model};
+use crate::manifest::{cfg_properties, Manifest, Model, Reference};
 use crate::explorer::RingTrace;
 use crate::trace_table;
 
@@ -29,8 +29,12 @@ pub struct ModelResult {
     pub trace_file: Option<String>,
     /// TLC's message when it could not finish.
     pub error: Option<String>,
-    /// The distinct-state count differs from the one the manifest recorded.
+    /// The distinct-state count or depth differs from the manifest's.
     pub drift: Option<String>,
+    /// The drift fails the model: the spec has a reference model whose
+    /// counts are tested against the manifest's (its `reference`).
+    #[serde(default)]
+    pub drift_fails: bool,
     /// The actions the run took, and (for the spec's `transitions`
     /// models) whether each has transitions of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,9 +42,13 @@ pub struct ModelResult {
 }
 
 impl ModelResult {
-    /// The expected outcome, and no action never taken or redundant.
+    /// The expected outcome, no action never taken or redundant, and the
+    /// state count of the spec's reference model.
     pub fn ok(&self) -> bool {
-        self.outcome == self.expected && self.error.is_none() && self.coverage.as_ref().map_or(true, Coverage::ok)
+        self.outcome == self.expected
+            && self.error.is_none()
+            && self.coverage.as_ref().map_or(true, Coverage::ok)
+            && !(self.drift_fails && self.drift.is_some())
     }
 }
 
@@ -135,12 +143,9 @@ pub fn run_model(
             print!("{}", trace_table::render(&res.trace, res.loop_end.as_ref(), never(&cfg)));
         }
     }
-    let drift = match (m.distinct_states, res.distinct_states) {
-        (Some(a), Some(b)) if a != b && matches!(res.outcome, Outcome::Pass) => Some(format!(
-            "manifest records {a} distinct states, TLC found {b}: the spec or config changed (refresh with `ringlab check --record`)"
-        )),
-        _ => None,
-    };
+    // The reference model's search is held to the ci tier's figures.
+    let reference = man.policy(&m.spec).reference.filter(|_| m.tier == "ci");
+    let drift = drift(m, &res, reference.as_ref());
     ModelResult {
         name: m.name.clone(),
         about: m.about.clone(),
@@ -157,8 +162,39 @@ pub fn run_model(
             _ => graph_error,
         },
         drift,
+        drift_fails: reference.is_some(),
         coverage,
     }
+}
+
+/// How a passing run's distinct states and depth differ from the
+/// manifest's, if they do.
+pub fn drift(m: &Model, res: &TlcResult, reference: Option<&Reference>) -> Option<String> {
+    if !matches!(res.outcome, Outcome::Pass) {
+        return None;
+    }
+    let mut differ = Vec::new();
+    if let (Some(a), Some(b)) = (m.distinct_states, res.distinct_states) {
+        if a != b {
+            differ.push(format!("{b} distinct states (manifest: {a})"));
+        }
+    }
+    if let (Some(a), Some(b)) = (m.depth, res.depth) {
+        if a != b {
+            differ.push(format!("depth {b} (manifest: {a})"));
+        }
+    }
+    if differ.is_empty() {
+        return None;
+    }
+    let found = differ.join(", ");
+    Some(match reference {
+        Some(r) => format!(
+            "TLC found {found}, and the manifest's figures are the reference model's ({}): the spec and its model disagree; if the change is meant, change the model too, then `ringlab check --record`",
+            r.words()
+        ),
+        None => format!("TLC found {found}: the spec or config changed (refresh with `ringlab check --record`)"),
+    })
 }
 
 /// Each spec's action coverage over `results`.
@@ -244,4 +280,44 @@ pub fn record(path: &Path, results: &[ModelResult]) -> Result<(), String> {
     }
     let out = serde_json::to_string_pretty(&man).map_err(|e| e.to_string())? + "\n";
     std::fs::write(path, out).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(distinct: u64, depth: u64) -> Model {
+        serde_json::from_value(serde_json::json!({
+            "name": "m", "spec": "S.tla", "config": "mc/S.cfg", "expected": "pass", "tier": "ci",
+            "about": "", "distinct_states": distinct, "depth": depth
+        }))
+        .unwrap()
+    }
+
+    fn ran(outcome: Outcome, distinct: u64, depth: u64) -> TlcResult {
+        TlcResult {
+            outcome,
+            distinct_states: Some(distinct),
+            states_generated: None,
+            depth: Some(depth),
+            seconds: 1.0,
+            trace: Vec::new(),
+            loop_end: None,
+            exit_code: Some(0),
+            actions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_passing_run_off_the_reference_figures_names_both() {
+        let r = Reference { model: "model/src/x".into(), tests: vec!["ringlab-tlc/x_bfs".into()], about: String::new() };
+        assert_eq!(drift(&model(10, 4), &ran(Outcome::Pass, 10, 4), Some(&r)), None);
+        let d = drift(&model(10, 4), &ran(Outcome::Pass, 12, 4), Some(&r)).unwrap();
+        assert!(d.contains("12 distinct states (manifest: 10)") && d.contains("model/src/x"), "{d}");
+        let d = drift(&model(10, 4), &ran(Outcome::Pass, 10, 5), None).unwrap();
+        assert!(d.contains("depth 5 (manifest: 4)") && d.contains("--record"), "{d}");
+        // A violation stops wherever it is found: no figures to compare.
+        let v = Outcome::Violation("Inv".into());
+        assert_eq!(drift(&model(10, 4), &ran(v, 3, 2), Some(&r)), None);
+    }
 }

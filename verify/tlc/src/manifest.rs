@@ -31,6 +31,37 @@ pub struct SpecPolicy {
     /// ci models of the spec; default: its smallest one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transitions: Vec<String>,
+    /// The Rust model that implements the spec, and the tests that hold
+    /// the two together. With one, a passing ci model whose distinct states
+    /// or depth differ from the manifest fails: the spec no longer agrees
+    /// with its reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+}
+
+/// A spec's reference model (see [`SpecPolicy::reference`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Reference {
+    /// Where the model is (model/src/...).
+    pub model: String,
+    /// The integration tests that run the spec against the model, as
+    /// `package/test` (ringlab-tlc/tlc_bfs); each reads the spec through
+    /// `specs_dir()`, so the mutation campaign can hold it to a mutant.
+    pub tests: Vec<String>,
+    /// What the tests compare.
+    pub about: String,
+}
+
+impl Reference {
+    /// Each test as (package, test target).
+    pub fn test_targets(&self) -> Vec<(&str, &str)> {
+        self.tests.iter().filter_map(|t| t.split_once('/')).collect()
+    }
+
+    /// One line for a message: the model and what holds it to the spec.
+    pub fn words(&self) -> String {
+        format!("{}, {}", self.model, self.tests.join(", "))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -124,6 +155,7 @@ impl Manifest {
 
     /// Rejects a manifest that could make a check pass vacuously.
     pub fn validate(&self, dir: &Path) -> Result<(), String> {
+        self.validate_references()?;
         let mut seen = std::collections::HashSet::new();
         for m in &self.models {
             if !seen.insert(&m.name) {
@@ -202,6 +234,20 @@ impl Manifest {
                         ));
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each spec's reference names tests, each `package/test`.
+    fn validate_references(&self) -> Result<(), String> {
+        for (spec, p) in &self.specs {
+            let Some(r) = &p.reference else { continue };
+            if r.tests.is_empty() {
+                return Err(format!("specs.{spec}.reference: names no test"));
+            }
+            if let Some(t) = r.tests.iter().find(|t| t.split_once('/').map_or(true, |(a, b)| a.is_empty() || b.is_empty())) {
+                return Err(format!("specs.{spec}.reference: test `{t}` is not package/test"));
             }
         }
         Ok(())
