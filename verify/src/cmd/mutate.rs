@@ -9,6 +9,7 @@ use ringlab_mutate::rust_run::{self, RustOpts, CRATES};
 use ringlab_mutate::tla_run::{self, TlaOpts};
 use ringlab_results::mutation::GOAL;
 use ringlab_results::{MutationDoc, MutationRun};
+use ringlab_tlc::check::ModelResult;
 use ringlab_tlc::Tlc;
 
 use super::args::{load, to_json, Common};
@@ -73,6 +74,7 @@ pub fn run(a: &MutateArgs) -> Result<bool, String> {
             sample: a.sample,
             only: a.only.clone(),
             progress: !a.common.quiet,
+            known: Default::default(),
         };
         runs.extend(tla_run::run(&tlc, &root, &man, &reviewed, &opts)?);
     }
@@ -118,7 +120,10 @@ pub fn document(scope: &str, runs: Vec<MutationRun>) -> MutationDoc {
 
 /// `ringlab verify`'s fixed sample: `per` mutants of each spec and
 /// `per_crate` of each crate (0: none); its verdict is that none survives.
-pub fn sample(per: usize, per_crate: usize, quiet: bool) -> MutationDoc {
+/// `checked` are the models verify has just run: those as expected are
+/// the campaign's baselines, so no model runs twice unmutated.
+pub fn sample(per: usize, per_crate: usize, quiet: bool, checked: &[ModelResult]) -> MutationDoc {
+    let known = checked.iter().filter(|r| r.ok()).map(|r| (r.name.clone(), r.seconds)).collect();
     let run = || -> Result<Vec<MutationRun>, String> {
         let (root, man) = load()?;
         let reviewed = Reviewed::load(&root)?;
@@ -128,7 +133,7 @@ pub fn sample(per: usize, per_crate: usize, quiet: bool) -> MutationDoc {
             &root,
             &man,
             &reviewed,
-            &TlaOpts { specs: Vec::new(), sample: Some(per), only: only.clone(), progress: !quiet },
+            &TlaOpts { specs: Vec::new(), sample: Some(per), only: only.clone(), progress: !quiet, known },
         )?;
         if per_crate > 0 {
             runs.extend(rust_run::run(&root, &reviewed, &RustOpts { crates: Vec::new(), sample: Some(per_crate), only, progress: !quiet })?);

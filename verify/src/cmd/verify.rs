@@ -50,7 +50,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let presults = run_proofs(&[], &a.common)?;
     let all: Vec<_> = man.mutants.iter().collect();
     let uresults = run_mutants(&root, &all, &mresults, &a.common);
-    let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet));
+    let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults));
     let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
     let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
     let kernel = kernel_section(&root, a.kernel);
