@@ -176,7 +176,7 @@ mod tests {
         let d = dir("site", &serde_json::to_string(&doc).unwrap());
         let w = write(&d, &opts(&d, false)).unwrap();
         assert_eq!(w.index.as_deref(), Some(d.join("report/index.html").as_path()));
-        for f in ["index.html", "report.css", "explorer.html", "explorer.js", "style.css", "traces.js"] {
+        for f in ["index.html", "report.css", "explorer.html", "explorer-trace.js", "explorer-draw.js", "explorer.js", "style.css", "traces.js"] {
             assert!(d.join("report").join(f).is_file(), "{f}");
         }
         let _ = std::fs::remove_dir_all(&d);

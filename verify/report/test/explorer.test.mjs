@@ -73,7 +73,7 @@ describe('ring explorer', () => {
       throw new Error(`Chromium not found at ${chromiumPath}: install Debian's package (apt-get install chromium) or set CHROMIUM`);
     }
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringlab-explorer-'));
-    for (const f of ['explorer.html', 'explorer.js', 'style.css']) {
+    for (const f of ['explorer.html', 'explorer-trace.js', 'explorer-draw.js', 'explorer.js', 'style.css']) {
       fs.copyFileSync(path.join(assets, f), path.join(dir, f));
     }
     fs.writeFileSync(path.join(dir, 'traces.js'), `window.RINGLAB_TRACES = ${JSON.stringify([noD, live, loop])};\n`);
