@@ -128,8 +128,6 @@ Put(dec) ==
                   IF dec[n] > 0 /\ ppref[n] - dec[n] = 0 THEN pool[n] + 1
                   ELSE pool[n]]
 
-NoDec == [n \in Niovs |-> 0]
-
 (***************************************************************************)
 (* NETDEV_CMD_BIND_RX (net_devmem_bind_dmabuf): the binding's net_iovs     *)
 (* enter its page pool. The single-mode rule: no binding of the other mode *)

@@ -84,7 +84,6 @@ Idle == [stage |-> "idle", done |-> 0, pend |-> 0, batch |-> <<>>, snap |-> 0]
 
 Min(a, b) == IF a < b THEN a ELSE b
 Range(q) == {q[i] : i \in DOMAIN q}
-Last(q, k) == SubSeq(q, Len(q) - k + 1, Len(q))
 DropLast(q, k) == SubSeq(q, 1, Len(q) - k)
 CqFree == CqSize - Len(cq) - Len(resv)
 

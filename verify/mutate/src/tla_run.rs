@@ -56,18 +56,55 @@ pub fn specs(man: &Manifest) -> Vec<String> {
     out
 }
 
-/// Every mutant of `spec` the reviewed file does not skip.
-pub fn mutants_of(root: &Path, spec: &str, reviewed: &Reviewed) -> Result<Vec<TlaMutant>, String> {
-    let path = root.join("specs").join(spec);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// The mutants of one spec: those the campaign runs, and those in
+/// definitions nothing checked reaches (`tla::reach`), which it does not.
+pub struct SpecMutants {
+    pub run: Vec<TlaMutant>,
+    /// Each unchecked definition and how many mutants it has.
+    pub unchecked: Vec<(String, usize)>,
+}
+
+/// Every mutant of `spec` the reviewed file does not skip, split by
+/// whether anything checked reaches its definition: the configs of the
+/// spec's models and the modules of specs/ that extend or instantiate it
+/// (trace specs, reachability predicates).
+pub fn mutants_of(root: &Path, man: &Manifest, spec: &str, reviewed: &Reviewed) -> Result<SpecMutants, String> {
+    let specs = root.join("specs");
+    let path = specs.join(spec);
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let text = read(&path)?;
     let defs: Vec<String> = tla::source::Source::new(&text).defs().into_iter().map(|d| d.name).collect();
     if let Some(s) = reviewed.skip.iter().find(|s| s.spec == spec && !defs.contains(&s.def)) {
         return Err(format!("{}: skips {}/{}, which {spec} does not define", Reviewed::FILE, s.spec, s.def));
     }
-    Ok(tla::mutants(spec, &text)
-        .into_iter()
-        .filter(|m| !reviewed.skipped(spec, &m.def))
-        .collect())
+    let mut roots = std::collections::BTreeSet::new();
+    for m in man.models.iter().filter(|m| m.spec == spec) {
+        roots.extend(tla::reach::idents_of(&read(&specs.join(&m.config))?));
+    }
+    let module = spec.trim_end_matches(".tla");
+    for dir in [specs.clone(), specs.join("mc")] {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for e in entries.flatten() {
+            let p = e.path();
+            if p == path || p.extension().is_none_or(|x| x != "tla") {
+                continue;
+            }
+            let other = read(&p)?;
+            let ids = tla::reach::idents_of(&other);
+            if ids.contains(module) && (ids.contains("EXTENDS") || ids.contains("INSTANCE")) {
+                roots.extend(ids);
+            }
+        }
+    }
+    let unreached = tla::reach::unreached(&text, &roots);
+    let mut out = SpecMutants { run: Vec::new(), unchecked: unreached.iter().map(|d| (d.clone(), 0)).collect() };
+    for m in tla::mutants(spec, &text).into_iter().filter(|m| !reviewed.skipped(spec, &m.def)) {
+        match out.unchecked.iter_mut().find(|(d, _)| *d == m.def) {
+            Some((_, n)) => *n += 1,
+            None => out.run.push(m),
+        }
+    }
+    Ok(out)
 }
 
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
@@ -169,7 +206,7 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
         }
         timed.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let original = std::fs::read_to_string(root.join("specs").join(spec)).map_err(|e| format!("{spec}: {e}"))?;
-        let all = mutants_of(root, spec, reviewed)?;
+        let SpecMutants { run: all, unchecked } = mutants_of(root, man, spec, reviewed)?;
         let all: Vec<TlaMutant> = all
             .into_iter()
             .filter(|m| opts.only.is_empty() || opts.only.iter().any(|o| m.id.contains(o.as_str())))
@@ -184,6 +221,10 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
         };
         if opts.progress {
             eprintln!("  {spec}: {} mutants ({} in all), {} models", chosen.len(), all.len(), timed.len());
+            let defs: Vec<String> = unchecked.iter().filter(|(_, n)| *n > 0).map(|(d, n)| format!("{d} ({n})")).collect();
+            if !defs.is_empty() {
+                eprintln!("  {spec}: not run, in definitions no model checks: {}", defs.join(", "));
+            }
         }
         let target = dir.join(spec);
         for (i, m) in chosen.iter().enumerate() {

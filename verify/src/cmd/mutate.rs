@@ -48,7 +48,10 @@ pub fn run(a: &MutateArgs) -> Result<bool, String> {
     if a.list {
         let specs = if a.specs.is_empty() { tla_run::specs(&man) } else { a.specs.clone() };
         for spec in specs {
-            let all = tla_run::mutants_of(&root, &spec, &reviewed)?;
+            let tla_run::SpecMutants { run: all, unchecked } = tla_run::mutants_of(&root, &man, &spec, &reviewed)?;
+            for (d, n) in unchecked.iter().filter(|(_, n)| *n > 0) {
+                eprintln!("{spec}/{d}: {n} mutants not run: no model checks {d}");
+            }
             let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
             let keep = a.sample.map(|n| ringlab_mutate::sample::pick(&ids, n));
             for m in all.iter().filter(|m| keep.as_ref().is_none_or(|k| k.contains(&m.id.as_str()))) {

@@ -3,6 +3,7 @@
 //! mutants in that definition, so a name survives edits elsewhere).
 
 mod ops;
+pub mod reach;
 pub mod source;
 
 use serde::{Deserialize, Serialize};
