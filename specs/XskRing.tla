@@ -122,8 +122,11 @@ Validity == IF InvalidDescs THEN BOOLEAN ELSE {TRUE}
 \* xskq_prod_reserve_addr, and the batch xskq_prod_write_addr_batch take
 \* min(free, n)). The consumer is re-read only when the cache is short.
 \* User: xsk_ring_prod__reserve(), all or nothing via xsk_prod_nb_free().
+\* Every reserved entry is stored first; a store ahead (pAhead) is at pProd
+\* with pWr = pProd too, so one guard covers both (a disjunction would make
+\* TLC generate the step twice when both hold).
 ProdReserve ==
-    /\ pWr = pProd \/ pAhead
+    /\ pWr = pProd
     /\ \E n \in 1..MaxBatch :
         IF ProdSide = "kernel" THEN
             \* free = nentries - (cached_prod - cached_cons), in u32

@@ -24,7 +24,8 @@ impl State {
     /// re-read only when the cache is short. User: xsk_ring_prod__reserve(),
     /// all or nothing via xsk_prod_nb_free().
     pub fn prod_reserve(&self, cfg: &Config, n: u64) -> Option<State> {
-        if !(self.p_wr == self.p_prod || self.p_ahead) || !(1..=cfg.max_batch).contains(&n) {
+        // a store ahead (p_ahead) is at p_prod with p_wr == p_prod too
+        if self.p_wr != self.p_prod || !(1..=cfg.max_batch).contains(&n) {
             return None;
         }
         let mut next = self.clone();
