@@ -274,14 +274,8 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
             let id = stable(&m.name);
             let t0 = Instant::now();
             let (mut verdict, mut detail) = try_mutant(&tree, &target, c, m)?;
-            if let Some(reason) = reviewed.equivalent(&id) {
-                if verdict == Verdict::Survived {
-                    verdict = Verdict::Equivalent;
-                    detail = reason.to_string();
-                } else {
-                    detail = format!("listed as equivalent, yet {detail}");
-                }
-            }
+            let what = m.name.splitn(4, ':').nth(3).unwrap_or(&m.name).trim().to_string();
+            reviewed.apply(&id, &what, &mut verdict, &mut detail);
             let seconds = t0.elapsed().as_secs_f64();
             if opts.progress {
                 eprintln!("  {:<10} {} ({:.1}s)", format!("{verdict:?}").to_lowercase(), m.name, seconds);
@@ -291,7 +285,7 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
                 group: c.package.to_string(),
                 op: m.genre.clone(),
                 at: format!("{}:{}", m.file, m.span.start.line),
-                what: m.name.splitn(4, ':').nth(3).unwrap_or(&m.name).trim().to_string(),
+                what,
                 verdict,
                 detail,
                 seconds,

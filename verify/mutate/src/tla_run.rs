@@ -274,14 +274,7 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
                     Some((_, TestRun::Passed { .. })) => unreachable!("first_failed returns failures only"),
                 }
             }
-            if let Some(reason) = reviewed.equivalent(&m.id) {
-                if verdict == Verdict::Survived {
-                    verdict = Verdict::Equivalent;
-                    detail = reason.to_string();
-                } else {
-                    detail = format!("listed as equivalent, yet {detail}");
-                }
-            }
+            reviewed.apply(&m.id, &m.what, &mut verdict, &mut detail);
             let seconds = start.elapsed().as_secs_f64();
             if opts.progress {
                 eprintln!("  [{}/{}] {:<10} {} ({:.1}s) {}", i + 1, chosen.len(), format!("{verdict:?}").to_lowercase(), m.id, seconds, m.what);
