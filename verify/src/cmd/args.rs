@@ -18,8 +18,11 @@ pub struct Common {
 
 #[derive(Args, Clone, Debug)]
 pub struct TlcArgs {
-    /// TLC worker threads
-    #[arg(long, default_value_t = 2)]
+    /// TLC worker threads. On one, TLC's search is breadth-first and its
+    /// depth exact; on more it is breadth-first only roughly, its depth can
+    /// change from run to run, and depths are then neither compared with
+    /// the manifest nor recorded
+    #[arg(long, default_value_t = 1)]
     pub workers: usize,
     /// Include the deep tier (bigger rings; minutes, not seconds)
     #[arg(long)]

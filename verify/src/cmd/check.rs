@@ -42,6 +42,12 @@ struct CheckDoc<'a> {
 }
 
 pub fn run(a: &CheckArgs) -> Result<bool, String> {
+    if a.record && a.tlc.workers > 1 {
+        return Err(format!(
+            "--record with --workers {}: on more than one worker TLC's depth is not exact; record on one (the default)",
+            a.tlc.workers
+        ));
+    }
     let (root, man) = load()?;
     let models = check::select(&man, &a.models, a.tlc.deep)?;
     let mut results = run_models(&root, &man, &models, &a.tlc, &a.common)?;
