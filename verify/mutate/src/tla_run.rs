@@ -160,7 +160,7 @@ impl Work {
         let parse = matches!(&l.result.outcome, Outcome::Error(e) if unviable(e));
         let label = if parse { format!("unviable: {label}") } else { label };
         let disagrees = match (reference, l.timed_out) {
-            (Some(_), false) => ringlab_tlc::check::drift(t.model, &l.result, reference, true),
+            (Some(_), false) => ringlab_tlc::check::drift(t.model, &l.result, reference, ringlab_tlc::limited::WORKERS == 1),
             _ => None,
         };
         Ok(Ran { label, timed_out: l.timed_out, seconds: l.result.seconds, disagrees })

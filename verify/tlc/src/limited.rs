@@ -17,6 +17,10 @@ pub struct Limited {
     pub timed_out: bool,
 }
 
+/// The workers of a limited run: one, so that its search is breadth-first
+/// and the depth it reports exact (`check::drift` compares it).
+pub const WORKERS: usize = 1;
+
 /// Model-checks `spec` with `config` on one worker, in the spec's
 /// directory, killing TLC after `limit`. `metadir` is removed before and
 /// after.
@@ -33,7 +37,7 @@ pub fn run_limited(
     let mut cmd = tlc.command(&metadir.join("tmp"), None)?;
     cmd.arg("-tool")
         .arg("-workers")
-        .arg("1")
+        .arg(WORKERS.to_string())
         .arg("-metadir")
         .arg(&metadir)
         .arg("-config")
