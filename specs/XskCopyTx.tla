@@ -157,11 +157,12 @@ Continue(s) == call' = [call EXCEPT ![s].stage = "loop", ![s].pend = 0,
 \* xsk_drop_skb(xs->skb) and the descriptors dropped with it (the last,
 \* `extra`, consumed in the same step): tx_invalid_descs grows by their
 \* number; their completion slots are cancelled (DropFrags = "cancel", so
-\* their frames are lost to the application) or published.
+\* their frames are lost to the application) or published. With nothing
+\* dropped (n = 0) the two are the same step.
 DropPacket(s, extra) ==
     LET addrs == part[s] \o extra
         n == Len(addrs)
-    IN /\ IF DropFrags = "cancel" \/ n = 0
+    IN /\ IF DropFrags = "cancel"
           THEN /\ resv' = DropLast(resv, n) /\ UNCHANGED cq
           ELSE CqSubmit(addrs)
        /\ part' = [part EXCEPT ![s] = <<>>]

@@ -56,7 +56,7 @@ impl State {
     /// (xsk_drop_skb() cancels the last n reserved slots) or "complete".
     fn dropped(&self, cfg: &Config, addrs: &[Frame]) -> (Vec<Frame>, Vec<Slot>) {
         let n = addrs.len() as i64;
-        if cfg.drop_frags == DropFrags::Cancel || n == 0 {
+        if cfg.drop_frags == DropFrags::Cancel {
             return (Vec::new(), drop_last(&self.resv, n));
         }
         let mut t = self.clone();

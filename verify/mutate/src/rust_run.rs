@@ -28,24 +28,27 @@ pub struct Crate {
 }
 
 /// Where a bug in each crate shows: the reference models in their own
-/// tests, the simulator's comparisons with them, and the TLC cross-checks;
-/// the ring in its tests and the simulator's; the live diff's comparison in
-/// the kernel crate's tests; the trace validators in ringlab-tlc's.
+/// tests, the simulator's comparisons with them, the Z3 proofs (which run
+/// the model's descriptor validator symbolically), the live diff's offline
+/// tests of its oracle, and the TLC cross-checks;
+/// the ring and the simulator in their tests and in the simulator's traces
+/// TLC validates; the live diff's comparison in the kernel crate's tests;
+/// the trace validators in ringlab-tlc's. Cheapest tests first.
 pub const CRATES: [Crate; 5] = [
     Crate {
         package: "ringlab-model",
         files: &[],
-        tests: &["ringlab-model", "ringlab-sim", "ringlab-tlc"],
+        tests: &["ringlab-model", "ringlab-sim", "ringlab-prove", "ringlab-kernel", "ringlab-tlc"],
     },
     Crate {
         package: "ringlab-ring",
         files: &[],
-        tests: &["ringlab-ring", "ringlab-sim"],
+        tests: &["ringlab-ring", "ringlab-sim", "ringlab-tlc"],
     },
     Crate {
         package: "ringlab-sim",
         files: &[],
-        tests: &["ringlab-sim"],
+        tests: &["ringlab-sim", "ringlab-tlc"],
     },
     Crate {
         package: "ringlab-kernel",
@@ -207,41 +210,78 @@ fn run_for(mut cmd: Command, limit: Duration) -> Result<Option<bool>, String> {
     }
 }
 
-fn test_cmd(tree: &Path, target: &Path, c: &Crate, build_only: bool) -> Command {
+fn test_cmd(tree: &Path, target: &Path, packages: &[&str], build_only: bool) -> Command {
     let mut cmd = cargo();
     cmd.current_dir(tree).env("CARGO_TARGET_DIR", target).env_remove("RUSTFLAGS").arg("test");
     if build_only {
         cmd.arg("--no-run");
     }
-    for p in c.tests {
+    for p in packages {
         cmd.args(["-p", p]);
     }
     cmd
 }
 
 /// One mutant applied, built and tested; the file restored whatever
-/// happens.
-fn try_mutant(tree: &Path, target: &Path, c: &Crate, m: &Listed) -> Result<(Verdict, String), String> {
+/// happens. The packages are built and tested one at a time, in the order
+/// [`Crate::tests`] lists them (cheapest first), and the first whose tests
+/// fail kills the mutant: only a survivor pays for every package's build
+/// and tests.
+fn try_mutant(
+    tree: &Path,
+    target: &Path,
+    c: &Crate,
+    m: &Listed,
+    limits: &mut Limits,
+) -> Result<(Verdict, String), String> {
     let original = apply(tree, m)?;
     let result = (|| {
-        let tests = c.tests.join(", ");
-        match run_for(test_cmd(tree, target, c, true), BUILD_LIMIT)? {
-            None => return Ok((Verdict::Timeout, "the build ran past its limit".to_string())),
-            Some(false) => return Ok((Verdict::Unviable, "does not build".to_string())),
-            Some(true) => {}
+        for p in c.tests {
+            match run_for(test_cmd(tree, target, &[p], true), BUILD_LIMIT)? {
+                None => return Ok((Verdict::Timeout, format!("the build of {p}'s tests ran past its limit"))),
+                Some(false) => return Ok((Verdict::Unviable, format!("{p}'s tests do not build"))),
+                Some(true) => {}
+            }
+            let limit = limits.of(p);
+            let t0 = Instant::now();
+            match run_for(test_cmd(tree, target, &[p], false), limit)? {
+                None => return Ok((Verdict::Timeout, format!("the tests of {p} ran past {} s", limit.as_secs()))),
+                Some(false) => return Ok((Verdict::Killed, format!("a test of {p} failed"))),
+                Some(true) => limits.passed(p, t0.elapsed()),
+            }
         }
-        Ok(match run_for(test_cmd(tree, target, c, false), TEST_LIMIT)? {
-            None => (Verdict::Timeout, format!("the tests of {tests} ran past {} s", TEST_LIMIT.as_secs())),
-            Some(false) => (Verdict::Killed, format!("a test of {tests} failed")),
-            Some(true) => (Verdict::Survived, format!("every test of {tests} passed")),
-        })
+        Ok((Verdict::Survived, format!("every test of {} passed", c.tests.join(", "))))
     })();
     std::fs::write(tree.join(&m.file), original).map_err(|e| format!("restoring {}: {e}", m.file))?;
     result
 }
 
 const BUILD_LIMIT: Duration = Duration::from_secs(900);
-const TEST_LIMIT: Duration = Duration::from_secs(600);
+/// A package's tests until they have passed once: they take 1 s
+/// (ringlab-ring) to about 400 s (ringlab-tlc, TLC runs) unmutated on two
+/// loaded cores.
+const TEST_LIMIT: Duration = Duration::from_secs(900);
+
+/// How long a package's tests may run on a mutant: TEST_LIMIT until they
+/// have passed on one, then five times their longest passing run (at
+/// least a minute). The longest, not the last: a mutant that makes the
+/// tests faster must not shorten the next mutant's limit.
+#[derive(Default)]
+struct Limits(std::collections::BTreeMap<String, Duration>);
+
+impl Limits {
+    fn of(&self, package: &str) -> Duration {
+        match self.0.get(package) {
+            Some(d) => (*d * 5).clamp(Duration::from_secs(60), TEST_LIMIT),
+            None => TEST_LIMIT,
+        }
+    }
+
+    fn passed(&mut self, package: &str, took: Duration) {
+        let e = self.0.entry(package.to_string()).or_default();
+        *e = (*e).max(took);
+    }
+}
 
 /// Runs the campaign over `opts.crates` (or all of [`CRATES`]).
 pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<MutationRun>, String> {
@@ -251,6 +291,7 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
     sync(root, &tree).map_err(|e| format!("copying the sources to {}: {e}", tree.display()))?;
     let target: PathBuf = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
     let mut out = Vec::new();
+    let mut limits = Limits::default();
     for c in CRATES.iter().filter(|c| opts.crates.is_empty() || opts.crates.iter().any(|n| n == c.package)) {
         let all: Vec<Listed> = listed(&tree, &target, c)?
             .into_iter()
@@ -273,7 +314,7 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
         for m in chosen {
             let id = stable(&m.name);
             let t0 = Instant::now();
-            let (mut verdict, mut detail) = try_mutant(&tree, &target, c, m)?;
+            let (mut verdict, mut detail) = try_mutant(&tree, &target, c, m, &mut limits)?;
             let what = m.name.splitn(4, ':').nth(3).unwrap_or(&m.name).trim().to_string();
             reviewed.apply(&id, &what, &mut verdict, &mut detail);
             let seconds = t0.elapsed().as_secs_f64();
@@ -325,5 +366,19 @@ mod tests {
         assert_eq!(original, text);
         assert_eq!(std::fs::read_to_string(tree.join("src/x.rs")).unwrap(), "fn f(a: u32) -> u32 {\n    a - 1\n}\n");
         let _ = std::fs::remove_dir_all(&tree);
+    }
+
+    #[test]
+    fn a_limit_grows_with_the_longest_pass_and_stays_in_bounds() {
+        let mut l = Limits::default();
+        assert_eq!(l.of("p"), TEST_LIMIT);
+        l.passed("p", Duration::from_secs(30));
+        assert_eq!(l.of("p"), Duration::from_secs(150));
+        l.passed("p", Duration::from_secs(2));
+        assert_eq!(l.of("p"), Duration::from_secs(150), "a faster pass does not shorten it");
+        l.passed("q", Duration::from_secs(1));
+        assert_eq!(l.of("q"), Duration::from_secs(60));
+        l.passed("r", Duration::from_secs(400));
+        assert_eq!(l.of("r"), TEST_LIMIT);
     }
 }

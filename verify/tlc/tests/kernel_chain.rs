@@ -8,7 +8,8 @@
 
 use ringlab_kernel::campaign::scenario_seed;
 use ringlab_kernel::gen;
-use ringlab_model::afxdp::{spec_trace, Profile, Scenario, STRAY};
+use ringlab_model::afxdp::{spec_trace, Hint, Profile, Scenario, SpecTrace, STRAY};
+use ringlab_model::copy_tx::{Desc, Frame, Sock};
 use ringlab_tlc::trace::kernel_chain::{check, validate_scenarios, Verdict};
 
 /// The sample's seed (printed) and size per profile.
@@ -95,4 +96,59 @@ fn a_corrupted_trace_is_rejected_at_the_corrupted_step_and_the_others_pass() {
     assert_eq!(*step, k, "{enabled:?}");
     assert!(!enabled.is_empty());
     assert!(matches!(c.verdicts[2], Verdict::Rejected { step, .. } if step == j + 1), "{:?}", c.verdicts[2]);
+}
+
+/// `t` cut after a step `j` rewritten as the submission of descriptor `d`
+/// on socket `s`: the state after it is the state before with `d` on tx[s]
+/// and `d.addr` no longer the application's (if it was).
+fn submitted(t: &SpecTrace, j: usize, s: usize, d: Desc) -> SpecTrace {
+    let mut c = t.clone();
+    c.states.truncate(j + 2);
+    c.steps.truncate(j + 1);
+    let mut after = c.states[j].clone();
+    after.tx[s].push(d);
+    after.free.remove(&d.addr);
+    c.states[j + 1] = after;
+    c.steps[j].action = "UserSubmit";
+    c.steps[j].hint = Hint { sock: Some(s as Sock), frame: Some(d.addr), desc: Some(d) };
+    c
+}
+
+/// UserSubmit's guard as a trace sees it (SubmitDesc in
+/// XskCopyTxTraces.tla): a descriptor whose frame the application does
+/// not own (the kernel holds it), and XDP_PKT_CONTD under a spec without
+/// multi-buffer, are rejected at that step, by TLC and by the model's own
+/// check of the trace; the same submission of an owned frame is accepted.
+#[test]
+fn a_submission_the_spec_forbids_is_rejected_by_tlc_and_the_model() {
+    let p = Profile::for_release("6.18");
+    let (seed, t) = sample(&p, 16)
+        .into_iter()
+        .map(|(seed, s)| (seed, spec_trace(&s, &p).unwrap()))
+        .find(|(_, t)| !t.config.multi_buf)
+        .expect("a scenario without multi-buffer");
+    println!("scenario seed {seed:#x}");
+    // The first submission made while the kernel holds a frame.
+    let j = (0..t.steps.len())
+        .find(|&j| t.steps[j].action == "UserSubmit" && t.states[j].free.len() + 1 < t.config.frames.len())
+        .expect("a submission with a frame held by the kernel");
+    let before = &t.states[j];
+    let s = t.steps[j].hint.sock.expect("a socket") as usize;
+    let owned = *before.free.iter().next().expect("a free frame");
+    let held = (0..t.config.frames.len() as Frame).find(|f| !before.free.contains(f)).expect("a held frame");
+    let cases = vec![
+        ("owned", submitted(&t, j, s, Desc { addr: owned, ok: true, contd: false }), None),
+        ("not-owned", submitted(&t, j, s, Desc { addr: held, ok: true, contd: false }), Some(j + 1)),
+        ("contd-without-multi-buffer", submitted(&t, j, s, Desc { addr: owned, ok: true, contd: true }), Some(j + 1)),
+    ];
+    let traces: Vec<SpecTrace> = cases.iter().map(|(_, c, _)| c.clone()).collect();
+    let c = check(&traces).unwrap();
+    for ((name, trace, want), got) in cases.iter().zip(&c.verdicts) {
+        let model = trace.first_rejected().map(|r| r.step);
+        assert_eq!(model, *want, "{name}: the model's check of the trace");
+        match want {
+            None => assert_eq!(*got, Verdict::Accepted, "{name}"),
+            Some(k) => assert!(matches!(got, Verdict::Rejected { step, .. } if step == k), "{name}: {got:?}"),
+        }
+    }
 }
