@@ -28,6 +28,8 @@ mod batch_tests;
 #[cfg(test)]
 mod chain_tests;
 #[cfg(test)]
+mod one_socket_tests;
+#[cfg(test)]
 mod threshold_tests;
 
 pub use chain::spec_trace;
