@@ -5,7 +5,8 @@
 use super::*;
 use crate::copy_tx::{Stage, State};
 
-fn setup(shared: bool, sg: bool) -> Setup {
+/// A small umem and rings; also the one-socket tests' setup.
+pub(super) fn setup(shared: bool, sg: bool) -> Setup {
     Setup {
         frame_size: 4096,
         frames: 16,

@@ -2,29 +2,13 @@
 //! harness reports when a scenario names a socket that is not there (no
 //! submission, a sendto result of 0), never a panic.
 
+use super::chain_tests::setup;
 use super::*;
-
-fn setup() -> Setup {
-    Setup {
-        frame_size: 4096,
-        frames: 16,
-        headroom: 0,
-        fill_size: 4,
-        comp_size: 8,
-        rx_size: 4,
-        tx_size: 8,
-        need_wakeup: false,
-        rx_socket: false,
-        loopback: false,
-        sg: false,
-        shared: false,
-    }
-}
 
 #[test]
 fn a_second_socket_that_is_not_there_takes_nothing_and_returns_zero() {
     let d = TxDesc { addr: 0, len: 60, options: 0, class: "valid".into() };
-    let mut m = Model::new(&setup(), &Profile::for_release("6.18"));
+    let mut m = Model::new(&setup(false, false), &Profile::for_release("6.18"));
     assert_eq!(m.apply(&Op::Tx2(vec![d.clone()])), Obs::Reserved(false));
     assert_eq!(m.apply(&Op::Kick2), Obs::Kicks(vec![0]));
     assert_eq!(m.apply(&Op::Tx(vec![d])), Obs::Reserved(true));
