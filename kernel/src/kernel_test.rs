@@ -17,6 +17,7 @@ pub use print::print;
 pub mod results;
 pub mod series;
 pub mod vm;
+pub mod crash;
 
 use std::path::{Path, PathBuf};
 
@@ -257,8 +258,8 @@ fn w1_check(tree: &Path, build: &Path, s: &Series) -> W1 {
 }
 
 /// The series plus one mutant patch, built, booted and compared: caught
-/// when a campaign diverges or a fault campaign finds a lost, doubly
-/// completed or leaked frame.
+/// when a campaign diverges, a fault campaign finds a lost, doubly
+/// completed or leaked frame, or the guest's kernel crashes.
 fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
@@ -280,7 +281,23 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<M
         fault_rounds: a.fault_rounds,
         seed: a.seed,
     };
-    let (res, boot_s) = vm::boot(root, &k, &plan, &vm::payload(root, &k, &src)?)?;
+    let payload = vm::payload(root, &k, &src)?;
+    let t = std::time::Instant::now();
+    let (res, boot_s) = match vm::boot(root, &k, &plan, &payload) {
+        Ok(r) => r,
+        // a kernel that crashes is caught, by the crash
+        Err(vm::BootError::Crashed(c)) => {
+            return Ok(MutantRun {
+                patch: patch.display().to_string(),
+                caught: true,
+                caught_by: vec![format!("crash:{}", c.step)],
+                crash: Some(c),
+                times: Some(MutantTimes { build_s: round(build_s), boot_s: round(t.elapsed().as_secs_f64()) }),
+                ..Default::default()
+            })
+        }
+        Err(e) => return Err(e.into()),
+    };
     let runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
     let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
     let diverged = runs.iter().any(|r| r.divergences() > 0);
@@ -303,6 +320,7 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<M
         divergence,
         runs,
         faults,
+        crash: None,
         times: Some(MutantTimes { build_s: round(build_s), boot_s: round(boot_s) }),
     })
 }

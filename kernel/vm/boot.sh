@@ -7,6 +7,10 @@
 # OUT/console.log   the console (ttyS0)
 # OUT/serial1.log   what the guest wrote to ttyS1: the results, base64
 # OUT/results/      the guest's /results
+#
+# Exit 0 with results; 3 when the guest's kernel crashed (a line of
+# crash-patterns.txt on the console: the message names the plan step and
+# the line); 1 on any other failure (timeout, qemu, no or corrupt results).
 set -euo pipefail
 
 TAG=boot
@@ -40,21 +44,67 @@ mkdir -p "$out"
 console="$out/console.log" serial1="$out/serial1.log"
 rm -rf "$out/results" "$console" "$serial1"
 
+# The kernel's own crash detectors panic, and the panic powers the VM
+# off (panic=-1, -no-reboot): see config.fragment.
+cmdline="console=ttyS0 panic=-1 reboot=t oops=panic softlockup_panic=1 nmi_watchdog=panic"
+cmdline+=" hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
+
+# The console lines that mean the guest's kernel is broken, without the
+# printk timestamp; the first, with the plan step that was running.
+patterns="$(mktemp)"; clean="$(mktemp)"; tgz="$(mktemp)"
+trap 'rm -f "$patterns" "$clean" "$tgz"' EXIT
+grep -v -e '^#' -e '^$' "$(dirname "${BASH_SOURCE[0]}")/crash-patterns.txt" > "$patterns"
+crash_line() {
+    local -; set +o pipefail  # grep -m1 may close the pipe early
+    [ -f "$console" ] || return 1
+    tr -d '\r' < "$console" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -m1 -E -f "$patterns"
+}
+crash_step() {
+    local -; set +o pipefail
+    tr -d '\r' < "$console" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | awk -v pf="$patterns" '
+        BEGIN { while ((getline p < pf) > 0) pat[++n] = p }
+        /^ringlab-vm: step [^ ]+ start$/ { step = $3 }
+        { for (i = 1; i <= n; i++) if ($0 ~ pat[i]) { print (step == "" ? "(boot)" : step); exit } }'
+}
+
 # TCG only: -enable-kvm hangs on the machines this runs on.
 # ttyS0 (console) and ttyS1 (results) are files; no display, no NIC.
 t0="$(now)"
-set +e
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
     -accel tcg -cpu max -m "$mem" -smp "$smp" \
     -nographic -nodefaults -no-reboot -monitor none \
     -serial "file:$console" -serial "file:$serial1" \
     -kernel "$kernel" -initrd "$initramfs" \
-    -append "console=ttyS0 panic=-1 reboot=t" \
-    </dev/null >"$out/qemu.log" 2>&1
+    -append "$cmdline" \
+    </dev/null >"$out/qemu.log" 2>&1 &
+qemu=$!
+# The last resort, should the guest not power off after a crash (a
+# report that does not panic, or a kernel whose panic hangs): the VM is
+# stopped GRACE seconds after the first crash line on its console.
+grace="${RINGLAB_VM_CRASH_GRACE:-10}"
+crashed_at=""
+while kill -0 "$qemu" 2>/dev/null; do
+    sleep 1
+    if [ -z "$crashed_at" ]; then
+        crash_line >/dev/null && crashed_at="$(now)"
+    elif awk -v s="$(since "$crashed_at")" -v g="$grace" 'BEGIN { exit !(s >= g) }'; then
+        echo "boot: the guest did not power off ${grace} s after a kernel crash; stopping it" >&2
+        kill -TERM "$qemu" 2>/dev/null || true
+        break
+    fi
+done
+set +e
+wait "$qemu"
 rc=$?
 set -e
 secs="$(since "$t0")"
 echo "$secs" > "$out/boot-seconds"
+# A crash is the answer, whatever qemu's exit: the step, the first line
+# and where the rest is (ringlab kernel-test reads the same console).
+if first="$(crash_line)"; then
+    echo "boot: the guest kernel crashed in plan step $(crash_step): $first (console: $console)" >&2
+    exit 3
+fi
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     die "VM timed out after $timeout s: see $console"
 fi
@@ -64,8 +114,6 @@ fi
 # and length the end marker carries.
 no_results() { die "the VM did not return results: see $console${1:+ ($1)}"; }
 [ -s "$serial1" ] || no_results "nothing on ttyS1"
-clean="$(mktemp)"; tgz="$(mktemp)"
-trap 'rm -f "$clean" "$tgz"' EXIT
 tr -d '\r' < "$serial1" > "$clean"
 grep -qx 'RINGLAB-RESULTS-BEGIN' "$clean" || no_results "no begin marker on ttyS1"
 end="$(grep -E '^RINGLAB-RESULTS-END [0-9a-f]{64} [0-9]+$' "$clean" | tail -n 1 || true)"

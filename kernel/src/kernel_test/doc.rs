@@ -199,6 +199,10 @@ pub struct MutantRun {
     pub runs: Vec<CampaignRun>,
     #[serde(default)]
     pub faults: Vec<FaultRun>,
+    /// The guest's kernel crashed (oops, BUG, stall, lockup): what and
+    /// in which plan step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<super::crash::Crash>,
     #[serde(default)]
     pub times: Option<MutantTimes>,
 }

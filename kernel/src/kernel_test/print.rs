@@ -56,6 +56,12 @@ pub fn print(d: &KernelDoc) {
             for m in &g.mutants {
                 let how = if m.caught { format!("caught by {}", m.caught_by.join(", ")) } else { "NOT caught".into() };
                 println!("  mutant {}: {how}", m.patch);
+                if let Some(c) = &m.crash {
+                    println!("    {}", c.summary());
+                    for l in c.lines.iter().skip(1).take(5) {
+                        println!("      {l}");
+                    }
+                }
                 if let Some(mm) = m.divergence.as_ref().and_then(|r| r.mismatch.as_ref()) {
                     println!("    first divergence at operation {}: model {:?}, kernel {:?}", mm.at, mm.model, mm.kernel);
                 }

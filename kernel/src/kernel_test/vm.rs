@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use super::crash::{self, Crash};
+
 /// One kernel under test.
 #[derive(Debug, Clone)]
 pub struct Kernel {
@@ -55,14 +57,15 @@ pub fn plan_text(p: &Plan) -> String {
         // plan's timeout, so its summary is always printed
         t += "xskxceiver 2400 sh /ringlab/xskxceiver/xskxceiver-run.sh --exclude /ringlab/xskxceiver/exclude.txt --budget 2000\n";
     }
+    let (diff, faults) = (step_limit(p.scenarios), step_limit(p.fault_rounds));
     if p.mainline {
-        t += &format!("diff-mainline 5400 {d} diff --json --no-chain --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
+        t += &format!("diff-mainline {diff} {d} diff --json --no-chain --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
     }
     // each campaign its own seed (seed + its place), so no two draw the
     // same scenarios; every seed is in the campaign's JSON
     for (i, c) in p.campaigns.iter().enumerate() {
         t += &format!(
-            "{} 5400 {d} diff --json --no-chain --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
+            "{} {diff} {d} diff --json --no-chain --profile batch --batch {} --budget {} --scenarios {} --seed {}\n",
             c.name(),
             c.batch,
             c.budget,
@@ -72,7 +75,7 @@ pub fn plan_text(p: &Plan) -> String {
     }
     for (i, c) in p.faults.iter().enumerate() {
         t += &format!(
-            "{} 3600 {d} faults --json --batch {} --budget {} --rounds {} --seed {}\n",
+            "{} {faults} {d} faults --json --batch {} --budget {} --rounds {} --seed {}\n",
             c.fault_name(),
             c.batch,
             c.budget,
@@ -81,6 +84,37 @@ pub fn plan_text(p: &Plan) -> String {
         );
     }
     t
+}
+
+/// A campaign step's limit in the guest: 500 scenarios take about 20 s
+/// under TCG, so 0.2 s each plus ten minutes is several times what a
+/// healthy kernel needs, and a hung one is stopped in minutes, not hours.
+fn step_limit(n: u64) -> u64 {
+    600 + n / 5
+}
+
+/// The whole VM's limit: every step's own, plus boot and shipping the
+/// results. The last resort only: a crash stops the VM in seconds.
+pub fn vm_limit(p: &Plan) -> u64 {
+    let steps: u64 = plan_text(p).lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).sum();
+    steps + 300
+}
+
+/// Why a boot gave no results.
+#[derive(Debug)]
+pub enum BootError {
+    /// The guest's kernel crashed (boot.sh stopped the VM).
+    Crashed(Crash),
+    Other(String),
+}
+
+impl From<BootError> for String {
+    fn from(e: BootError) -> String {
+        match e {
+            BootError::Crashed(c) => format!("{}\n    {}", c.summary(), c.lines.join("\n    ")),
+            BootError::Other(s) => s,
+        }
+    }
 }
 
 /// Where everything of the pipeline lives (built trees, kernels, runs).
@@ -144,13 +178,15 @@ pub fn payload(root: &Path, k: &Kernel, src: &Path) -> Result<PathBuf, String> {
 }
 
 /// Boots `k` with `plan`; returns the folder holding the guest's results
-/// (NAME.out, NAME.rc, ...) and the boot's wall time.
-pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(PathBuf, f64), String> {
+/// (NAME.out, NAME.rc, ...) and the boot's wall time, or the crash that
+/// ended the VM.
+pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(PathBuf, f64), BootError> {
     let out = work_dir(root).join("runs").join(&k.label);
     let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let io = |p: &Path, e: std::io::Error| BootError::Other(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(&out).map_err(|e| io(&out, e))?;
     let plan_file = out.join("plan");
-    std::fs::write(&plan_file, plan_text(plan)).map_err(|e| format!("{}: {e}", plan_file.display()))?;
+    std::fs::write(&plan_file, plan_text(plan)).map_err(|e| io(&plan_file, e))?;
     let series = k.series.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "none".into());
     let t = Instant::now();
     script(
@@ -168,9 +204,10 @@ pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(Pat
             "--payload".into(),
             payload.display().to_string(),
             "--timeout".into(),
-            "10800".into(),
+            vm_limit(plan).to_string(),
         ],
-    )?;
+    )
+    .map_err(|e| crash::find(&out).map(BootError::Crashed).unwrap_or(BootError::Other(e)))?;
     Ok((out.join("results"), t.elapsed().as_secs_f64()))
 }
 
@@ -205,7 +242,9 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        assert!(t.contains("diff-batch16-budget64 5400 /ringlab/ringlab diff --json --no-chain --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
-        assert!(t.contains("faults-batch0-budget32 3600 /ringlab/ringlab faults --json --batch 0 --budget 32 --rounds 9 --seed 3"));
+        // probe 300, xskxceiver 2400, mainline, one diff, one fault: 601 each
+        assert_eq!(vm_limit(&p), 300 + 2400 + 3 * 601 + 300);
+        assert!(t.contains("diff-batch16-budget64 601 /ringlab/ringlab diff --json --no-chain --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
+        assert!(t.contains("faults-batch0-budget32 601 /ringlab/ringlab faults --json --batch 0 --budget 32 --rounds 9 --seed 3"));
     }
 }
