@@ -51,6 +51,30 @@ pub struct KernelTestArgs {
     /// Only the checks that need no VM: checkpatch, and git am + W=1 per patch
     #[arg(long)]
     pub no_vm: bool,
+    /// Accept a run that tests nothing (0 scenarios or fault rounds) as a pass
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
+/// What the arguments ask for makes sense: every mutant a readable file
+/// and tested (only the VM tests them), and no campaign of 0.
+pub fn check_args(a: &KernelTestArgs) -> Result<(), String> {
+    for m in &a.mutants {
+        if !m.is_file() {
+            return Err(format!("--mutant {}: no such patch file", m.display()));
+        }
+        if a.no_vm {
+            return Err(format!("--mutant {}: mutants are tested only in the VM, which --no-vm leaves out", m.display()));
+        }
+    }
+    if !a.no_vm && !a.allow_empty {
+        for (flag, n) in [("--scenarios", a.scenarios), ("--fault-rounds", a.fault_rounds)] {
+            if n == 0 {
+                return Err(format!("{flag} 0 tests nothing (add --allow-empty to accept a run that tests nothing)"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Scenarios per campaign and rounds per fault campaign (a few seconds
@@ -75,6 +99,7 @@ pub fn default_series(root: &Path) -> PathBuf {
 
 /// Runs everything and saves the document.
 pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
+    check_args(a)?;
     let dir = a.series.clone().unwrap_or_else(|| default_series(root));
     let series = Series::read(&dir)?;
     // the repository's own series by its relative path in the report

@@ -19,6 +19,7 @@ use ringlab_model::schema::Header;
 use ringlab_results::DiffSection;
 
 use super::chain;
+use super::empty::AllowEmpty;
 
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
 pub const MAX_BATCH: u32 = 1024;
@@ -55,6 +56,8 @@ pub struct DiffArgs {
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    empty: AllowEmpty,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
@@ -111,9 +114,11 @@ fn profile(name: ProfileName, tx: TxArgs) -> Result<Profile, String> {
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool, String> {
+    if a.replay.is_none() {
+        a.empty.count("--scenarios", a.scenarios)?;
+    }
     if let Some(why) = skip_reason() {
-        println!("SKIP: {why}");
-        return Ok(true);
+        return Ok(a.empty.skip(&why));
     }
     if let Some(file) = &a.replay {
         return replay(file);

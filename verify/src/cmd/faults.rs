@@ -11,6 +11,7 @@ use ringlab_kernel::faults::{self, FaultOpts, FaultReport};
 use ringlab_model::schema::Header;
 
 use super::diff::{seed_or_clock, TxArgs};
+use super::empty::AllowEmpty;
 
 #[derive(Args)]
 pub struct FaultArgs {
@@ -25,6 +26,8 @@ pub struct FaultArgs {
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    empty: AllowEmpty,
 }
 
 /// `ringlab faults --json`: the report, or why there is none.
@@ -39,15 +42,16 @@ struct FaultOut<'a> {
 }
 
 pub fn run(a: &FaultArgs) -> Result<bool, String> {
+    a.empty.count("--rounds", a.rounds)?;
     let seed = seed_or_clock(a.seed);
     let TxArgs { batch, budget } = a.tx;
     if let Some(why) = skip_reason().or_else(failnth::unavailable) {
-        println!("SKIP: {why}");
+        let allowed = a.empty.skip(&why);
         if a.json {
             let skipped = FaultReport { kernel: release(), batch, budget, rounds: a.rounds, seed, ..Default::default() };
             print(&FaultOut { header: Header::new("faults"), skipped: Some(why), report: Some(&skipped) })?;
         }
-        return Ok(true);
+        return Ok(allowed);
     }
     let o = FaultOpts { batch, budget, rounds: a.rounds, seed, inject: true, progress: true };
     let rep = faults::run(o).map_err(|e| format!("faults: {e}"))?;

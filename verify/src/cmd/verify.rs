@@ -9,7 +9,7 @@ use clap::Args;
 use ringlab_kernel::kernel_test::{self, KernelTestArgs};
 use ringlab_model::paths::out_dir;
 use ringlab_model::schema::Header;
-use ringlab_results::{KernelSection, MutantDoc, ProofDoc, VerifyDoc};
+use ringlab_results::{DiffSection, KernelSection, MutantDoc, ProofDoc, VerifyDoc};
 use ringlab_tlc::check;
 
 use super::args::{load, to_json, Common, TlcArgs};
@@ -39,9 +39,13 @@ pub struct VerifyArgs {
     /// Also run `ringlab kernel-test` on the repository's series and its mutants (the "kernel" section; builds are cached)
     #[arg(long)]
     kernel: bool,
+    #[command(flatten)]
+    empty: super::empty::AllowEmpty,
 }
 
 pub fn run(a: &VerifyArgs) -> Result<bool, String> {
+    let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
+    a.empty.count("--diff-scenarios", scenarios)?;
     let (root, man) = load()?;
     let models = check::select(&man, &[], a.tlc.deep)?;
     let mresults = run_models(&root, &man, &models, &a.tlc, &a.common)?;
@@ -51,8 +55,10 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let all: Vec<_> = man.mutants.iter().collect();
     let uresults = run_mutants(&root, &all, &mresults, &a.common);
     let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults));
-    let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
     let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
+    if matches!(diff, DiffSection::Skipped { .. }) && !a.empty.allow_empty {
+        eprintln!("verify: the live-kernel diff was skipped, which fails this run (add --allow-empty to accept it)");
+    }
     let kernel = kernel_section(&root, a.kernel);
     let flags: Vec<bool> = mresults
         .iter()
@@ -62,7 +68,8 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         .chain(presults.iter().map(|r| r.as_expected()))
         .chain(uresults.iter().map(|r| r.ok()))
         .chain(mutation.iter().map(|m| m.sample_ok()))
-        .chain([diff.ok(), kernel.ok()])
+        // a skipped live diff tested nothing: a pass only with --allow-empty
+        .chain([diff.ok() && (a.empty.allow_empty || !matches!(diff, DiffSection::Skipped { .. })), kernel.ok()])
         .collect();
     let doc = VerifyDoc {
         header: Header::new(VerifyDoc::DOCUMENT),
@@ -164,6 +171,7 @@ fn kernel_section(root: &Path, wanted: bool) -> KernelSection {
         seed: 1,
         json: false,
         no_vm: false,
+        allow_empty: false,
     };
     match super::kernel_test::test(root, &args) {
         Ok(doc) => KernelSection::Ran(Box::new(doc)),

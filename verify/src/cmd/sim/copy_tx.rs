@@ -14,6 +14,7 @@ use ringlab_sim::copy_tx::{threads, CopyTx, CopyTxConfig, Design, DropFrags, Pub
 use ringlab_sim::harness::{self, Failure};
 
 use super::{clock_seed, failure_json, print_outcome, recorded};
+use crate::cmd::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum DesignArg {
@@ -47,6 +48,8 @@ pub struct CopyTxArgs {
     /// Scheduler steps before the drain (with --threads: completions)
     #[arg(long, default_value_t = 10_000)]
     steps: u64,
+    #[command(flatten)]
+    empty: AllowEmpty,
     /// Completion design
     #[arg(long, value_enum, default_value = "b")]
     design: DesignArg,
@@ -125,6 +128,9 @@ fn config(a: &CopyTxArgs, seed: u64) -> Result<CopyTxConfig, String> {
 /// Runs `ringlab sim copy-tx`: Ok(true) clean, Ok(false) a failure
 /// found, Err bad input.
 pub fn run(a: &CopyTxArgs) -> Result<bool, String> {
+    if !a.costs {
+        a.empty.count("--steps", a.steps)?;
+    }
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
     let mut trace = None;

@@ -15,6 +15,7 @@ use ringlab_sim::devmem::{threads, Devmem, DevmemConfig, Mode};
 use ringlab_sim::harness::{self, Failure};
 
 use super::{clock_seed, failure_json, print_outcome, recorded};
+use crate::cmd::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -34,6 +35,8 @@ pub struct DevmemArgs {
     /// Scheduler steps before the drain (with --threads: receives and releases per user thread)
     #[arg(long, default_value_t = 10_000)]
     steps: u64,
+    #[command(flatten)]
+    empty: AllowEmpty,
     /// Token mode
     #[arg(long, value_enum, default_value = "xarray")]
     mode: ModeArg,
@@ -120,6 +123,9 @@ fn mode_name(m: ModeArg) -> &'static str {
 /// Runs `ringlab sim devmem`: Ok(true) clean, Ok(false) a failure found,
 /// Err bad input.
 pub fn run(a: &DevmemArgs) -> Result<bool, String> {
+    if !a.costs {
+        a.empty.count("--steps", a.steps)?;
+    }
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
     let how = if a.threads {

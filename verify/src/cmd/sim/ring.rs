@@ -18,6 +18,7 @@ use ringlab_tlc::trace::Verdict;
 use ringlab_tlc::{specs_dir, Tlc};
 
 use super::{clock_seed, recorded, replay_lines};
+use crate::cmd::empty::AllowEmpty;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -63,6 +64,8 @@ struct RunArgs {
     /// Steps before the drain (with --threads: steps of each actor)
     #[arg(long, default_value_t = 500)]
     steps: u64,
+    #[command(flatten)]
+    empty: AllowEmpty,
     /// The seed (default: drawn from the clock, and printed)
     #[arg(long)]
     seed: Option<u64>,
@@ -88,6 +91,7 @@ pub fn run(a: &RingArgs) -> Result<bool, String> {
 }
 
 fn simulate(a: &RunArgs) -> Result<bool, String> {
+    a.empty.count("--steps", a.steps)?;
     let seed = a.seed.unwrap_or_else(clock_seed);
     println!("seed: {seed}");
     let mut cfg = SimConfig::new(a.ring, a.size, a.start, seed);
