@@ -36,13 +36,29 @@ fn default_budget() -> u32 {
 }
 
 impl Replay {
-    /// The profile to replay under: the batch series' as recorded, else
-    /// the running kernel's with the recorded budget.
-    pub fn profile(&self) -> Profile {
+    /// The profile to replay under on a kernel of release `running`: the
+    /// one recorded, with its batch and budget. A profile this model does
+    /// not know, or a release profile the running kernel is not, is an
+    /// error naming both: a replay under another profile would compare
+    /// with other rules and could pass for the wrong reason. (Whether the
+    /// running kernel has the batch series is for the probe to say.)
+    pub fn profile(&self, running: &str) -> Result<Profile, String> {
         if self.profile == Profile::design_b(0).name {
-            return Profile::batch(self.batch, self.budget);
+            return Ok(Profile::batch(self.batch, self.budget));
         }
-        Profile { tx_budget: self.budget, ..Profile::for_release(&release()) }
+        let known = [Profile::for_release("6.12"), Profile::for_release("6.18")];
+        let Some(recorded) = known.iter().find(|p| p.name == self.profile) else {
+            let names: Vec<&str> = known.iter().map(|p| p.name).chain([Profile::design_b(0).name]).collect();
+            return Err(format!("the replay's profile '{}' is not one this model has ({})", self.profile, names.join(", ")));
+        };
+        let here = Profile::for_release(running);
+        if here.name != recorded.name {
+            return Err(format!(
+                "the replay was recorded under profile {} (kernel {}), but the running kernel {running} is profile {}: replay it on a {} kernel",
+                recorded.name, self.kernel, here.name, recorded.name
+            ));
+        }
+        Ok(Profile { tx_budget: self.budget, ..*recorded })
     }
 }
 
@@ -239,7 +255,7 @@ pub fn write_replay(path: &Path, r: &Replay) -> io::Result<()> {
 }
 
 pub fn read_replay(path: &Path) -> io::Result<Replay> {
-    let text = std::fs::read_to_string(path)?;
+    let text = std::fs::read_to_string(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
 }
 
@@ -247,7 +263,14 @@ pub fn read_replay(path: &Path) -> io::Result<Replay> {
 /// Replay::profile).
 pub fn replay(path: &Path) -> io::Result<(Replay, Option<Mismatch>)> {
     let r = read_replay(path)?;
-    let (s, p) = (r.scenario.clone(), r.profile());
+    let p = r.profile(&release()).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", path.display())))?;
+    if p.tx_batch > 0 && !crate::probe::probe().is_ok_and(|k| k.xmit_batch_supported) {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{}: the replay was recorded under profile {} (kernel {}), but the running kernel {} has no XDP_GENERIC_XMIT_BATCH", path.display(), r.profile, r.kernel, release()),
+        ));
+    }
+    let s = r.scenario.clone();
     let m = in_sandbox(move |env| check(env, &s, &p))?;
     Ok((r, m))
 }
@@ -269,11 +292,22 @@ mod tests {
             budget: 64,
         };
         let back: Replay = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
-        assert_eq!(back.profile(), Profile::batch(16, 64));
+        assert_eq!(back.profile("6.18.44"), Ok(Profile::batch(16, 64)));
         // Files written before the batch fields: budget 32.
         let mut v = serde_json::to_value(&r).unwrap();
         v.as_object_mut().unwrap().retain(|k, _| k != "batch" && k != "budget");
         let old: Replay = serde_json::from_value(v).unwrap();
         assert_eq!((old.batch, old.budget), (0, 32));
+    }
+
+    #[test]
+    fn replay_refuses_another_or_an_unknown_profile() {
+        let mut r = Replay { kernel: "6.12.117".into(), profile: "6.12".into(), seed: 1, scenario: crate::gen::scenario(1), mismatch: None, batch: 0, budget: 32 };
+        assert_eq!(r.profile("6.12.117").map(|p| p.name), Ok("6.12"));
+        let e = r.profile("6.18.44").unwrap_err();
+        assert!(e.contains("profile 6.12 (kernel 6.12.117)") && e.contains("6.18.44 is profile 6.18"), "{e}");
+        r.profile = "6.99-custom".into();
+        let e = r.profile("6.12.117").unwrap_err();
+        assert!(e.contains("'6.99-custom'") && e.contains("6.12, 6.18, 6.12+batch"), "{e}");
     }
 }

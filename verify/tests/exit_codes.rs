@@ -162,3 +162,30 @@ fn a_killed_runs_namespace_is_reaped_by_the_next_run() {
     }
     assert_eq!(netns_of(pid), Vec::<String>::new());
 }
+
+/// A replay recorded under a profile this model does not know is refused,
+/// naming the file and the profile, instead of replaying under another.
+#[test]
+fn a_replay_under_an_unknown_profile_is_refused() {
+    if live_skip() {
+        return;
+    }
+    let r = ringlab_kernel::campaign::Replay {
+        kernel: "6.12.117".into(),
+        profile: "6.99-custom".into(),
+        seed: 1,
+        scenario: ringlab_kernel::gen::scenario(1),
+        mismatch: None,
+        batch: 0,
+        budget: 32,
+    };
+    let f = std::env::temp_dir().join(format!("ringlab-replay-{}.json", std::process::id()));
+    std::fs::write(&f, serde_json::to_string(&r).unwrap()).unwrap();
+    let o = run(&["diff", "--replay", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains(f.to_str().unwrap()) && text(&o).contains("'6.99-custom'"), "{}", text(&o));
+    let o = run(&["diff", "--replay", "/nonexistent.json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("/nonexistent.json"), "{}", text(&o));
+    let _ = std::fs::remove_file(&f);
+}

@@ -38,7 +38,7 @@ pub struct DiffArgs {
     /// The model's profile (default: the running kernel's, from uname -r);
     /// naming one also sets its TX options on the kernel's sockets and
     /// shrinks only the first divergence (as in the test VM)
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "replay")]
     profile: Option<ProfileName>,
     #[command(flatten)]
     tx: TxArgs,
