@@ -179,6 +179,7 @@ impl Manifest {
                     return Err(format!("model `{}`: no file {}", m.name, dir.join(f).display()));
                 }
             }
+            check_cfg(m, &dir.join(&m.config))?;
         }
         for (spec, p) in &self.specs {
             if !self.models.iter().any(|m| &m.spec == spec) {
@@ -283,18 +284,48 @@ pub fn is_ident(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// The expected outcome is one the model's cfg can produce: the named
+/// invariant or property is checked there, and a deadlock is looked for.
+/// A typo here would otherwise only show when TLC has run.
+fn check_cfg(m: &Model, cfg: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(cfg).map_err(|e| format!("model `{}`: {}: {e}", m.name, cfg.display()))?;
+    let (want, kinds, listed) = if let Some(inv) = m.expected.strip_prefix("violation:") {
+        (inv, "INVARIANT", cfg_section(&text, &["INVARIANT", "INVARIANTS"]))
+    } else if let Some(prop) = m.expected.strip_prefix("liveness:") {
+        (prop, "PROPERTY", cfg_section(&text, &["PROPERTY", "PROPERTIES"]))
+    } else {
+        let no_deadlock = text.lines().any(|l| l.split("\\*").next().unwrap_or("").split_whitespace().collect::<Vec<_>>() == ["CHECK_DEADLOCK", "FALSE"]);
+        if m.expected == "deadlock" && no_deadlock {
+            return Err(format!("model `{}`: expected a deadlock, but {} has CHECK_DEADLOCK FALSE", m.name, cfg.display()));
+        }
+        return Ok(());
+    };
+    if !listed.iter().any(|x| x == want) {
+        return Err(format!(
+            "model `{}`: expected `{}`, but {} checks no {kinds} {want} (it checks: {})",
+            m.name,
+            m.expected,
+            cfg.display(),
+            if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+        ));
+    }
+    Ok(())
+}
+
 /// The temporal properties a cfg file asks TLC to check.
 pub fn cfg_properties(cfg: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(cfg) else {
-        return Vec::new();
-    };
+    std::fs::read_to_string(cfg).map(|t| cfg_section(&t, &["PROPERTY", "PROPERTIES"])).unwrap_or_default()
+}
+
+/// The names listed under `keys` (e.g. INVARIANT, INVARIANTS) in a cfg.
+fn cfg_section(text: &str, keys: &[&str]) -> Vec<String> {
     let mut props = Vec::new();
     let mut in_block = false;
     for line in text.lines() {
         let line = line.split("\\*").next().unwrap_or("").trim();
         let mut words = line.split_whitespace();
         match words.next() {
-            Some("PROPERTY") | Some("PROPERTIES") => {
+            Some(k) if keys.contains(&k) => {
                 in_block = true;
                 props.extend(words.map(str::to_string));
             }
@@ -400,6 +431,21 @@ mod tests {
         m.models[0].expected = "fails".into();
         let e = m.validate(&root().join("specs")).unwrap_err();
         assert!(e.contains("not one of"), "{e}");
+    }
+
+    #[test]
+    fn an_expected_invariant_the_cfg_does_not_check_is_refused() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        let i = m.models.iter().position(|x| x.expected.starts_with("violation:")).unwrap();
+        let right = m.models[i].expected.clone();
+        m.models[i].expected = format!("{right}Typo");
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains(&format!("expected `{right}Typo`")) && e.contains(".cfg checks no INVARIANT") && e.contains(&right["violation:".len()..]), "{e}");
+        m.models[i].expected = right;
+        let j = m.models.iter().position(|x| x.expected.starts_with("liveness:")).unwrap();
+        m.models[j].expected = "liveness:NoSuchProperty".into();
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("checks no PROPERTY NoSuchProperty"), "{e}");
     }
 
     #[test]
