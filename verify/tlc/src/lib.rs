@@ -19,6 +19,7 @@ pub mod coverage;
 pub mod explorer;
 pub mod limited;
 pub mod manifest;
+pub mod sany;
 pub mod thresholds;
 pub mod trace;
 pub mod trace_table;
@@ -410,7 +411,8 @@ impl Parser {
             (Some(o), _) => o,
             (None, true) => Outcome::Pass,
             (None, false) => {
-                let mut msg = self.errors.join("\n");
+                // SANY's located errors first: file:line:column
+                let mut msg = sany::diagnose(&self.plain).into_iter().chain(self.errors.iter().cloned()).collect::<Vec<_>>().join("\n");
                 if msg.is_empty() {
                     msg = self.plain.iter().rev().take(8).rev().cloned().collect::<Vec<_>>().join("\n");
                 }
