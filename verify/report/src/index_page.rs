@@ -235,46 +235,7 @@ pub fn index_page(i: &IndexInput, stamp: &Stamp) -> Result<String, String> {
 /// The verdict: all as expected or not, the counts, and what is not.
 fn banner(d: &VerifyDoc) -> Banner {
     let ok = d.all_ok();
-    let mut problems = Vec::new();
-    for m in d.models.iter().filter(|m| !m.ok()) {
-        match m.coverage.as_ref().map(|c| c.failures()).filter(|f| m.outcome == m.expected && !f.is_empty()) {
-            Some(f) => problems.push(format!("model {}: {}", m.name, f.join("; "))),
-            None => problems.push(format!("model {}: {} (expected {})", m.name, m.outcome, m.expected)),
-        }
-    }
-    for s in d.coverage.iter().filter(|s| !s.ok()) {
-        problems.push(format!("spec {}: {}", s.spec, s.failures().join("; ")));
-    }
-    for t in d.thresholds.iter().filter(|t| !t.ok) {
-        problems.push(format!("threshold {}: {}", t.name, t.verdict()));
-    }
-    for p in d.proofs.iter().filter(|p| !p.ok()) {
-        problems.push(format!("proof {}: {} (expected {})", p.name, p.outcome, p.expected));
-    }
-    for mu in d.mutants.iter().map(|m| &m.result).filter(|m| !m.ok()) {
-        let not: Vec<&str> = mu.checks.iter().filter(|c| c.result != Kill::Killed).map(|c| c.check.as_str()).collect();
-        problems.push(format!("mutant {}: not killed by {}", mu.id, if not.is_empty() { "any check".to_string() } else { not.join(", ") }));
-    }
-    if let Some(m) = &d.mutation {
-        if let Some(e) = &m.error {
-            problems.push(format!("mutation sample: {e}"));
-        }
-        for r in m.survivors() {
-            problems.push(format!("mutant {} survived: {}", r.id, r.what));
-        }
-        for id in &m.stale_reviews {
-            problems.push(format!("mutant {id}: reviewed as equivalent, yet killed"));
-        }
-    }
-    if !d.diff.ok() {
-        problems.push(d.diff.line());
-    }
-    if !d.kernel.ok() {
-        problems.push(d.kernel.line());
-    }
-    if !ok && problems.is_empty() {
-        problems.push("verify.json records the run as failed".into());
-    }
+    let problems = d.problems();
     let count = |n: usize, all: usize, what: &str| format!("{what} {n}/{all}");
     let summary = [
         count(d.models.iter().filter(|m| m.ok()).count(), d.models.len(), "models as expected"),
@@ -369,6 +330,7 @@ pub(crate) mod tests {
             mutation: None,
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
+            allow_empty: true,
             ok: true,
         }
     }

@@ -11,7 +11,7 @@ use ringlab_tlc::check::ModelResult;
 use ringlab_tlc::coverage::SpecCoverage;
 use ringlab_tlc::thresholds::ThresholdResult;
 
-use crate::mutants::MutantDoc;
+use crate::mutants::{Kill, MutantDoc};
 use crate::mutation::MutationDoc;
 use crate::proofs::ProofDoc;
 
@@ -33,10 +33,17 @@ pub struct VerifyDoc {
     pub mutation: Option<MutationDoc>,
     pub diff: DiffSection,
     pub kernel: KernelSection,
+    /// `--allow-empty`: a skipped live diff counts as a pass.
+    #[serde(default)]
+    pub allow_empty: bool,
     /// Every model, proof and mutant as expected, every action covered,
     /// every threshold crossed, the diff agreed, the kernel series passed
     /// (or was not asked for).
     pub ok: bool,
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
 }
 
 impl VerifyDoc {
@@ -51,6 +58,58 @@ impl VerifyDoc {
             && self.proofs.iter().all(ProofDoc::ok)
             && self.mutants.iter().all(|m| m.result.ok())
             && self.mutation.as_ref().is_none_or(MutationDoc::sample_ok)
+    }
+
+    /// What is not as expected, a line each, naming the check and why;
+    /// verify's last lines and the report's banner.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for m in self.models.iter().filter(|m| !m.ok()) {
+            match m.coverage.as_ref().map(|c| c.failures()).filter(|f| m.outcome == m.expected && !f.is_empty()) {
+                Some(f) => problems.push(format!("model {}: {}", m.name, f.join("; "))),
+                None => {
+                    let error = m.error.as_deref().map(|e| format!(": {}", first_line(e))).unwrap_or_default();
+                    let trace = m.trace_file.as_deref().map(|f| format!(" (trace: {f})")).unwrap_or_default();
+                    problems.push(format!("model {}: {} (expected {}){error}{trace}", m.name, m.outcome, m.expected))
+                }
+            }
+        }
+        for s in self.coverage.iter().filter(|s| !s.ok()) {
+            problems.push(format!("spec {}: {}", s.spec, s.failures().join("; ")));
+        }
+        for t in self.thresholds.iter().filter(|t| !t.ok) {
+            problems.push(format!("threshold {}: {}", t.name, t.verdict()));
+        }
+        for p in self.proofs.iter().filter(|p| !p.ok()) {
+            problems.push(format!("proof {}: {} (expected {})", p.name, p.outcome, p.expected));
+        }
+        for mu in self.mutants.iter().map(|m| &m.result).filter(|m| !m.ok()) {
+            let not: Vec<&str> = mu.checks.iter().filter(|c| c.result != Kill::Killed).map(|c| c.check.as_str()).collect();
+            problems.push(format!("mutant {}: not killed by {}", mu.id, if not.is_empty() { "any check".to_string() } else { not.join(", ") }));
+        }
+        if let Some(m) = &self.mutation {
+            if let Some(e) = &m.error {
+                problems.push(format!("mutation sample: {e}"));
+            }
+            for r in m.survivors() {
+                problems.push(format!("mutant {} survived: {}", r.id, r.what));
+            }
+            for id in &m.stale_reviews {
+                problems.push(format!("mutant {id}: reviewed as equivalent, yet killed"));
+            }
+        }
+        if !self.diff.ok() {
+            problems.push(self.diff.line());
+        } else if matches!(self.diff, DiffSection::Skipped { .. }) && !self.ok && !self.allow_empty {
+            problems.push(format!("{}: nothing was tested (--allow-empty accepts that)", self.diff.line()));
+        }
+        if !self.kernel.ok() {
+            problems.push(self.kernel.line());
+        }
+        if !self.all_ok() && problems.is_empty() {
+            problems.push("verify.json records the run as failed".into());
+        }
+        problems
     }
 
     /// Reads verify.json, refusing another schema or document; an error
@@ -214,8 +273,20 @@ mod tests {
             mutation: None,
             diff,
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
+            allow_empty: false,
             ok: true,
         }
+    }
+
+    #[test]
+    fn a_skipped_diff_is_a_problem_unless_allowed() {
+        let mut d = doc(DiffSection::Skipped { skipped: "needs root".into(), kernel: "6.18".into() });
+        assert!(d.problems().is_empty());
+        d.ok = false;
+        let p = d.problems();
+        assert!(p.len() == 1 && p[0].contains("SKIPPED (needs root): nothing was tested"), "{p:?}");
+        d.allow_empty = true;
+        assert_eq!(d.problems(), vec!["verify.json records the run as failed".to_string()]);
     }
 
     #[test]

@@ -81,6 +81,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         mutation,
         diff,
         kernel,
+        allow_empty: a.empty.allow_empty,
         ok: flags.iter().all(|f| *f),
     };
     let text = to_json(&doc)?;
@@ -108,6 +109,13 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         }
         println!("\n{}", summary(&doc));
         println!("{}", table::closing("verify", &flags));
+        // what failed, last, where CI logs are read from the end
+        for p in doc.problems().iter().filter(|_| !doc.ok) {
+            println!("FAILED {p}");
+        }
+        if !doc.ok {
+            println!("detail: {} (every check, its outcome and error)", saved.display());
+        }
     }
     // the report is of the run just recorded, never of an older one
     match recorded.map_err(|e| e.to_string()).and_then(|_| super::report::write(&root, None, None, &[])) {
