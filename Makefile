@@ -16,8 +16,7 @@ LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPT
 all: verify
 
 help:
-	@echo "make verify       every ci-tier TLC model, every Z3 proof, the mutation campaign; summary table"
-	@echo "make test         cargo tests (proptest, TLC replay, trace validation), loom, then ringlab verify and the browser test"
+	@cat docs/src/two-commands.txt
 	@echo "make verify-deep  as verify, plus the deep-tier models (bigger rings; minutes)"
 	@echo "make mutate       the automatic mutation campaign over every spec and crate, score and survivors (hours)"
 	@echo "make docs         render the guided tour (docs/) to target/ringlab/docs/index.html"

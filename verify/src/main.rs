@@ -8,7 +8,12 @@ use clap::{Parser, Subcommand};
 use ringlab::cmd::{check, diff, faults, kernel_test, mutants, mutate, probe, prove, report, sim, verify};
 
 #[derive(Parser)]
-#[command(name = "ringlab", version, about = "Model checking, proofs, simulation and differential testing of the kernel's packet-ring protocols")]
+#[command(
+    name = "ringlab",
+    version,
+    about = "Model checking, proofs, simulation and differential testing of the kernel's packet-ring protocols",
+    after_help = concat!("The two commands (from a checkout; Debian 12, as root; they install what they need):\n", include_str!("../../docs/src/two-commands.txt"))
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

@@ -99,3 +99,24 @@ fn the_checker_sees_a_broken_link() {
     assert_eq!(links(md), vec!["nowhere.md".to_string(), "figures/none.svg".to_string()]);
     assert!(anchors(md).contains("a-heading-with-punctuation"));
 }
+
+/// The two commands are described once (docs/src/two-commands.txt) and
+/// that text is what the README, the tour, `make help` and `ringlab
+/// --help` show.
+#[test]
+fn the_two_commands_are_described_the_same_everywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(docs().join("two-commands.txt")).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains(&text), "README.md does not show docs/src/two-commands.txt verbatim");
+    let intro = std::fs::read_to_string(docs().join("introduction.md")).unwrap();
+    assert!(intro.contains("{{#include two-commands.txt}}"), "introduction.md does not include two-commands.txt");
+    let make = std::fs::read_to_string(root.join("Makefile")).unwrap();
+    assert!(make.contains("@cat docs/src/two-commands.txt"), "make help does not print two-commands.txt");
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_ringlab")).arg("--help").output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains(&text), "ringlab --help does not show two-commands.txt");
+    for other in ["make verify   # the main job\n", "model-check, prove, and run the mutation campaign"] {
+        assert!(!readme.contains(other) && !intro.contains(other), "an older description is left: {other}");
+    }
+}
