@@ -11,7 +11,8 @@ use super::page::{legend, Legend, Stamp};
 use super::svg::ring_svg;
 use super::templates::render;
 use super::view::{views, StateView};
-use super::words::{invariant_doc, var_doc};
+use super::lanes::{self, Lane};
+use super::words::{invariant_text, var_doc};
 use ringlab_tlc::explorer::RingTrace;
 
 /// The explorer's address of state `num` of `title`, from `up`.
@@ -31,6 +32,10 @@ struct TracePage<'a> {
     /// The explorer at the first state, when the trace is in traces.js.
     explorer: Option<String>,
     ring: bool,
+    /// No ring, but the protocol's lanes (lanes.rs): where every item is.
+    lanes: bool,
+    /// What broke, step by step: each step's action and what it moved.
+    story: Vec<String>,
     legend: Legend,
     steps: Vec<StepPage<'a>>,
     invariant: Option<Invariant<'a>>,
@@ -50,8 +55,10 @@ struct StepPage<'a> {
     action: &'a str,
     /// What the step changed, variable by variable.
     changes: Vec<Change<'a>>,
-    /// The ring diagram (SVG), when the trace has a ring.
+    /// The ring diagram (SVG), or the lanes of a protocol without a ring.
     svg: String,
+    /// What moved in this step, item by item (lanes only).
+    moves: Vec<String>,
     explorer: Option<String>,
     vars: Vec<Var<'a>>,
 }
@@ -74,13 +81,20 @@ struct Var<'a> {
 #[derive(Serialize)]
 struct Invariant<'a> {
     name: &'a str,
-    doc: &'static str,
+    doc: String,
 }
 
 /// `explorer`: the trace is in traces.js, so the explorer can open it.
 pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String, String> {
     let v = views(t);
     let never = t.ring.as_ref().map(|r| r.never);
+    let lanes: Option<Vec<Vec<Lane>>> = if t.ring.is_some() { None } else { v.iter().map(|st| lanes::lanes(&st.step.vars)).collect() };
+    let moves = |i: usize| -> Vec<String> {
+        match (&lanes, i.checked_sub(1)) {
+            (Some(l), Some(p)) => lanes::moves(&l[p], &l[i]),
+            _ => vec![],
+        }
+    };
     let link = |num: u64| explorer.then(|| explorer_link("../", &t.title, num));
     let steps = v
         .iter()
@@ -92,7 +106,12 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
                 num: st.step.num,
                 action: &st.step.action,
                 changes: st.changed.iter().map(|k| Change { name: k, was: shown(prev, k), now: shown(Some(st), k) }).collect(),
-                svg: if t.ring.is_some() { ring_svg(t, &v, i) } else { String::new() },
+                svg: match &lanes {
+                    _ if t.ring.is_some() => ring_svg(t, &v, i),
+                    Some(l) => lanes::svg(&l[i], i.checked_sub(1).map(|p| l[p].as_slice()), st.step.num),
+                    None => String::new(),
+                },
+                moves: moves(i),
                 explorer: link(st.step.num),
                 vars: st
                     .step
@@ -105,6 +124,20 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
         .collect();
     let outcome = t.outcome.as_deref();
     let inv = outcome.and_then(|o| o.split_once(':')).map(|(_, n)| n).unwrap_or("");
+    let inv_text = invariant_text(inv);
+    let story: Vec<String> = match &lanes {
+        Some(_) => v
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, st)| {
+                let m = moves(i);
+                let said = if m.is_empty() { format!("nothing moved; it changed {}", st.changed.iter().cloned().collect::<Vec<_>>().join(", ")) } else { m.join("; ") };
+                format!("{}. {}: {said}", st.step.num, st.step.action)
+            })
+            .collect(),
+        None => vec![],
+    };
     let page = TracePage {
         up: "../",
         stamp: stamp.line(),
@@ -114,9 +147,11 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
         meta: meta(t),
         explorer: link(t.states.first().map_or(1, |s| s.num)),
         ring: t.ring.is_some(),
+        lanes: lanes.is_some(),
+        story,
         legend: legend(),
         steps,
-        invariant: (!invariant_doc(inv).is_empty()).then(|| Invariant { name: inv, doc: invariant_doc(inv) }),
+        invariant: (!inv_text.is_empty()).then(|| Invariant { name: inv, doc: inv_text.clone() }),
         loop_text: loop_text(t),
     };
     render("trace.html", &page)

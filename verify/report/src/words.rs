@@ -33,6 +33,45 @@ pub fn var_doc(name: &str) -> &'static str {
     }
 }
 
+/// What an invariant or property protects: the comment over its
+/// definition in specs/*.tla (the paragraph it sits in, so a comment over
+/// its helpers counts), else the short words below.
+pub fn invariant_text(name: &str) -> String {
+    static SPECS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let specs = SPECS.get_or_init(|| {
+        let dir = ringlab_tlc::specs_dir();
+        let mut files: Vec<_> = std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "tla")).collect()).unwrap_or_default();
+        files.sort();
+        files.iter().filter_map(|f| std::fs::read_to_string(f).ok()).collect()
+    });
+    specs.iter().find_map(|text| spec_comment(text, name)).unwrap_or_else(|| invariant_doc(name).to_string())
+}
+
+/// The comment of the paragraph that defines `name` in `text`.
+pub fn spec_comment(text: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let def = lines.iter().position(|l| {
+        l.strip_prefix(name).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.starts_with("==") || (rest.starts_with('(') && rest.contains("=="))
+        })
+    })?;
+    let mut block = Vec::new();
+    for l in lines[..def].iter().rev() {
+        let t = l.trim();
+        if t.is_empty() {
+            break;
+        }
+        match t.strip_prefix("\\*") {
+            Some(c) => block.push(c.trim()),
+            None if !block.is_empty() => break,
+            None => {}
+        }
+    }
+    block.reverse();
+    (!block.is_empty()).then(|| block.join(" "))
+}
+
 pub fn invariant_doc(name: &str) -> &'static str {
     match name {
         "IndicesAreU32" => "every counter stays a u32",

@@ -246,8 +246,8 @@ describe('verification report', () => {
     await p.screenshot({ path: reportShot, fullPage: true });
 
     // A counterexample page: a ring diagram per step, readable without script.
-    // Ring traces (XskRing.tla) are drawn and embedded in the explorer;
-    // traces of other specs get a page of variables only.
+    // Ring traces (XskRing.tla) are drawn as rings and embedded in the
+    // explorer; traces of the other specs are drawn as lanes (below).
     const links = [...new Set(await p.$$eval('tr[data-model]', (rows) => rows
       .filter((r) => r.textContent.includes('XskRing.tla'))
       .flatMap((r) => [...r.querySelectorAll('a[href^="traces/"]')].map((a) => a.getAttribute('href')))))];
@@ -266,5 +266,32 @@ describe('verification report', () => {
     assert.ok(embedded >= links.length, `${embedded} embedded traces for ${links.length} counterexample pages`);
     assert.equal(await p.isHidden('#errors'), true, await p.textContent('#errors'));
     assert.deepEqual(errors, []);
+  });
+
+  // Every counterexample page, of every spec: a diagram on every step (a
+  // ring, or the lanes of where each frame, buffer or token is), the
+  // story of what broke where there is no ring, and no page (the index
+  // too) wider than the window at 1366 or 1920 pixels.
+  it('draws every counterexample and fits 1366 and 1920 pixels', async () => {
+    const index = path.join(reportDir, 'index.html');
+    const pages = fs.readdirSync(path.join(reportDir, 'traces')).filter((f) => f.endsWith('.html'));
+    assert.ok(pages.length > 0, `no counterexample pages in ${reportDir}/traces`);
+    for (const width of [1366, 1920]) {
+      const p = ctx.pages()[0] || (await ctx.newPage());
+      await p.setViewportSize({ width, height: 900 });
+      for (const f of ['index.html', ...pages.map((x) => `traces/${x}`)]) {
+        await p.goto(new URL(f, pathToFileURL(index)).href);
+        const over = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(over <= 0, `${f} is ${over} px wider than a ${width}-pixel window`);
+        if (f === 'index.html' || width !== 1366) continue;
+        const steps = await p.$$eval('section.step', (s) => s.length);
+        const drawn = await p.$$eval('section.step svg.ring, section.step svg.lanes', (s) => s.length);
+        assert.ok(steps > 0, `${f}: no steps`);
+        assert.equal(drawn, steps, `${f}: ${drawn} diagrams for ${steps} steps`);
+        if (!(await p.$('section.step svg.ring'))) {
+          assert.ok(await p.$('section.story ol.story-steps li'), `${f}: no story of what broke`);
+        }
+      }
+    }
   });
 });

@@ -1,0 +1,371 @@
+//! Where every frame, buffer or token is in a state of a protocol without a
+//! single ring (copy-TX, shared umem, devmem): one lane per place it can
+//! be (the application, a socket's tx ring, an skb in flight, the
+//! completion ring...), drawn one row each. Between two states the items
+//! that moved say, in words, what the step did; a frame that vanishes or
+//! shows twice is what a conservation invariant catches.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ringlab_model::tla::{parse_value, Value};
+use serde_json::Value as Json;
+
+/// One place, and what is in it, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub name: String,
+    pub items: Vec<String>,
+}
+
+/// The lanes of a state, or None when no protocol here has these
+/// variables (a ring trace, drawn as a ring).
+pub fn lanes(vars: &serde_json::Map<String, Json>) -> Option<Vec<Lane>> {
+    let has = |names: &[&str]| names.iter().all(|n| vars.contains_key(*n));
+    let v = |n: &str| vars.get(n).and_then(tla);
+    if has(&["free", "tx", "cq", "resv", "flight", "part"]) {
+        return Some(copy_tx(&v));
+    }
+    if has(&["app", "tx", "resv", "hw", "cq", "ufree", "fq", "kfree", "rx"]) {
+        return Some(shared_umem(&v));
+    }
+    if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
+        return Some(devmem(&v));
+    }
+    None
+}
+
+/// XskCopyTx: each frame is with the application, on a tx ring, part of
+/// a packet being built, in an skb, or in a completion slot.
+fn copy_tx(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let mut out = vec![lane("application", v("free").map(|x| frames(&x)).unwrap_or_default())];
+    out.extend(per_socket("tx ring", v("tx")));
+    out.extend(per_socket("building", v("part")));
+    out.push(lane("in flight (skb)", v("flight").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("CQ reserved", v("resv").map(|x| slots(&x)).unwrap_or_default()));
+    out.push(lane("CQ published", v("cq").map(|x| frames(&x)).unwrap_or_default()));
+    out
+}
+
+/// XskSharedUmem: transmit frames per socket, the shared completion
+/// ring, the device; receive buffers from the fill ring to an rx ring.
+fn shared_umem(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let mut out = per_socket("application", v("app"));
+    out.extend(per_socket("tx ring", v("tx")));
+    out.push(lane("CQ reserved", v("resv").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("device", v("hw").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("CQ published", v("cq").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("rx: application", v("ufree").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("fill ring", v("fq").map(|x| frames(&x)).unwrap_or_default()));
+    out.push(lane("pool free list", v("kfree").map(|x| frames(&x)).unwrap_or_default()));
+    out.extend(per_socket("rx ring", v("rx")));
+    out
+}
+
+/// DevmemTokens: each net_iov in the page pool, queued on a socket, or
+/// held as a token by the application, with the counts that keep it.
+fn devmem(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let counted = |name: &str| -> Vec<String> {
+        match v(name) {
+            Some(Value::Func(f)) => f.iter().filter_map(|(n, c)| c.as_int().filter(|c| *c > 0).map(|c| format!("{}×{c}", label(n)))).collect(),
+            _ => vec![],
+        }
+    };
+    let mut out = vec![lane("page pool free list", counted("pool")), lane("pp_ref_count", counted("ppref")), lane("uref", counted("uref"))];
+    if let Some(Value::Func(q)) = v("rxq") {
+        for (s, skbs) in q {
+            out.push(lane(&format!("rx queue {}", label(&s)), frames(&skbs)));
+        }
+    }
+    if let Some(Value::Func(u)) = v("user") {
+        for (s, toks) in u {
+            let held = match toks {
+                Value::Func(t) => t.iter().filter_map(|(k, c)| c.as_int().filter(|c| *c > 0).map(|c| format!("token {}×{c}", label(k)))).collect(),
+                _ => vec![],
+            };
+            out.push(lane(&format!("application {}", label(&s)), held));
+        }
+    }
+    if let Some(Value::Func(x)) = v("xa") {
+        for (s, ids) in x {
+            let named = match ids {
+                Value::Func(t) => t.iter().filter(|(_, e)| !matches!(e, Value::Seq(p) if p.first().and_then(Value::as_str) == Some("none"))).map(|(k, e)| format!("id {}→{}", label(k), label(e))).collect(),
+                _ => vec![],
+            };
+            out.push(lane(&format!("xarray {}", label(&s)), named));
+        }
+    }
+    out
+}
+
+fn lane(name: &str, items: Vec<String>) -> Lane {
+    Lane { name: name.to_string(), items }
+}
+
+/// One lane per socket of a function socket -> contents.
+fn per_socket(name: &str, v: Option<Value>) -> Vec<Lane> {
+    match v {
+        Some(Value::Func(f)) => f.iter().map(|(s, x)| lane(&format!("{name} {}", label(s)), frames(x))).collect(),
+        Some(Value::Seq(xs)) => xs.iter().enumerate().map(|(i, x)| lane(&format!("{name} {}", i + 1), frames(x))).collect(),
+        _ => vec![],
+    }
+}
+
+/// The frames a value holds, in order: a frame is a model value or a
+/// number; a descriptor record gives its addr (marked ! when invalid), an
+/// skb its addrs, a pair its first element.
+fn frames(v: &Value) -> Vec<String> {
+    match v {
+        Value::Int(_) | Value::Str(_) => vec![label(v)],
+        Value::Seq(xs) => xs.iter().flat_map(item).collect(),
+        Value::Set(xs) => xs.iter().flat_map(item).collect(),
+        Value::Func(f) => f.values().flat_map(item).collect(),
+        _ => item(v),
+    }
+}
+
+/// One element of a sequence or set.
+fn item(v: &Value) -> Vec<String> {
+    match v {
+        Value::Record(r) => {
+            if let Some(a) = r.get("addr") {
+                let bad = r.get("ok").and_then(Value::as_bool) == Some(false);
+                vec![format!("{}{}", label(a), if bad { "!" } else { "" })]
+            } else if let Some(Value::Seq(addrs)) = r.get("addrs") {
+                addrs.iter().map(label).collect()
+            } else if let Some(n) = r.get("niov") {
+                vec![format!("{}{}", label(n), r.get("left").map(|l| format!("({} left)", label(l))).unwrap_or_default())]
+            } else {
+                vec![label(v)]
+            }
+        }
+        // [frame, socket] pairs (shared umem's reserved slots, the device)
+        Value::Seq(p) if !p.is_empty() => vec![label(&p[0])],
+        _ => vec![label(v)],
+    }
+}
+
+/// Reserved completion slots: a frame (design a) or a bare slot.
+fn slots(v: &Value) -> Vec<String> {
+    match v {
+        Value::Seq(xs) => xs.iter().map(|x| if x.as_str() == Some("Placeholder") { "slot".to_string() } else { label(x) }).collect(),
+        _ => frames(v),
+    }
+}
+
+/// A value in short: `<<b1, 0>>` as b1.0, a model value as itself.
+fn label(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Seq(xs) => xs.iter().map(label).collect::<Vec<_>>().join("."),
+        other => other.to_string(),
+    }
+}
+
+/// A variable's value as the trace file has it: JSON numbers and arrays,
+/// or TLC's text (model values such as f1 read as strings).
+fn tla(j: &Json) -> Option<Value> {
+    match j {
+        Json::Number(n) => n.as_i64().map(Value::Int),
+        Json::Bool(b) => Some(Value::Bool(*b)),
+        Json::Array(xs) => xs.iter().map(tla).collect::<Option<Vec<_>>>().map(Value::Seq),
+        Json::String(s) => parse_value(&quote_model_values(s)).ok(),
+        _ => None,
+    }
+}
+
+/// `{f1, f2}` -> `{"f1", "f2"}`: TLC prints model values bare; field
+/// names (before `|->`), TRUE, FALSE and strings are left alone.
+fn quote_model_values(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            let j = chars[i + 1..].iter().position(|&d| d == '"').map_or(chars.len(), |p| i + 1 + p + 1);
+            out.extend(&chars[i..j.min(chars.len())]);
+            i = j;
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let j = chars[i..].iter().position(|d| !(d.is_ascii_alphanumeric() || *d == '_')).map_or(chars.len(), |p| i + p);
+            let word: String = chars[i..j].iter().collect();
+            let rest: String = chars[j..].iter().collect();
+            if word == "TRUE" || word == "FALSE" || rest.trim_start().starts_with("|->") {
+                out.push_str(&word);
+            } else {
+                out.push('"');
+                out.push_str(&word);
+                out.push('"');
+            }
+            i = j;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What moved between two states: each item that left a lane or came to
+/// one, as `f1: tx ring s1 → in flight (skb)`.
+pub fn moves(prev: &[Lane], now: &[Lane]) -> Vec<String> {
+    let place = |ls: &[Lane]| -> BTreeMap<String, Vec<String>> {
+        let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for l in ls {
+            for it in &l.items {
+                m.entry(base(it).to_string()).or_default().push(l.name.clone());
+            }
+        }
+        m
+    };
+    let (a, b) = (place(prev), place(now));
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let mut out = Vec::new();
+    for k in keys {
+        let (was, is) = (a.get(k).cloned().unwrap_or_default(), b.get(k).cloned().unwrap_or_default());
+        if was == is || k == "slot" {
+            continue;
+        }
+        let gone: Vec<&String> = was.iter().filter(|w| !is.contains(w)).collect();
+        let came: Vec<&String> = is.iter().filter(|w| !was.contains(w)).collect();
+        let side = |v: &[&String]| if v.is_empty() { "nowhere".to_string() } else { v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" + ") };
+        out.push(format!("{k}: {} → {}", side(&gone), side(&came)));
+    }
+    // bare completion slots are counted, not followed
+    for l in now {
+        let count = |ls: &[Lane]| ls.iter().find(|x| x.name == l.name).map_or(0, |x| x.items.iter().filter(|i| *i == "slot").count());
+        let (was, is) = (count(prev), count(now));
+        if was != is {
+            out.push(format!("{}: {was} → {is} slots", l.name));
+        }
+    }
+    out
+}
+
+/// The lanes drawn one row each: the lane's name, then its items as
+/// boxes in order; an item that came to the lane in this step is marked.
+pub fn svg(now: &[Lane], prev: Option<&[Lane]>, step: u64) -> String {
+    use std::fmt::Write;
+    const ROW: f64 = 30.0;
+    const NAME_W: f64 = 150.0;
+    const BOX_H: f64 = 22.0;
+    let width_of = |it: &str| 14.0 + 7.5 * it.chars().count() as f64;
+    let row_w = |l: &Lane| l.items.iter().map(|i| width_of(i) + 6.0).sum::<f64>();
+    let w = NAME_W + now.iter().map(row_w).fold(120.0, f64::max) + 12.0;
+    let h = ROW * now.len() as f64 + 8.0;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" class="lanes" data-step="{step}" role="img" aria-label="where every item is at step {step}" font-family="system-ui, 'DejaVu Sans', sans-serif">"#
+    );
+    for (r, l) in now.iter().enumerate() {
+        let y = 4.0 + ROW * r as f64;
+        let before: Vec<&str> = prev.and_then(|p| p.iter().find(|x| x.name == l.name)).map(|x| x.items.iter().map(|i| base(i)).collect()).unwrap_or_default();
+        let _ = write!(o, r##"<text x="4" y="{:.1}" font-size="12" fill="#374151">{}</text>"##, y + 15.0, crate::markup::esc(&l.name));
+        let mid = y + BOX_H / 2.0;
+        let _ = write!(o, r##"<line x1="{NAME_W}" y1="{mid:.1}" x2="{:.0}" y2="{mid:.1}" stroke="#e5e7eb"/>"##, w - 4.0);
+        let mut x = NAME_W;
+        for it in &l.items {
+            let bw = width_of(it);
+            let came = prev.is_some() && !before.contains(&base(it));
+            let bad = it.ends_with('!');
+            let (fill, stroke) = match (came, bad) {
+                (_, true) => ("#fee2e2", "#b91c1c"),
+                (true, _) => ("#fef3c7", "#111827"),
+                _ => ("#dbeafe", "#93c5fd"),
+            };
+            let _ = write!(
+                o,
+                r#"<g class="item{}"><rect x="{x:.1}" y="{y:.1}" width="{bw:.1}" height="{BOX_H}" rx="4" fill="{fill}" stroke="{stroke}" stroke-width="{}"/><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle" font-family="ui-monospace, 'DejaVu Sans Mono', monospace">{}</text></g>"#,
+                if came { " moved" } else { "" },
+                if came { 2 } else { 1 },
+                x + bw / 2.0,
+                y + 15.0,
+                crate::markup::esc(it)
+            );
+            x += bw + 6.0;
+        }
+    }
+    o.push_str("</svg>");
+    o
+}
+
+/// The item without its count or mark: `f1!` and `f1` are one frame.
+fn base(item: &str) -> &str {
+    item.split(['×', '!', '(']).next().unwrap_or(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, Json)]) -> serde_json::Map<String, Json> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    fn copy_tx_state(free: &str, tx: &str, flight: &str, resv: &str) -> serde_json::Map<String, Json> {
+        vars(&[
+            ("free", Json::String(free.into())),
+            ("tx", Json::String(tx.into())),
+            ("cq", Json::Array(vec![])),
+            ("resv", Json::String(resv.into())),
+            ("flight", Json::String(flight.into())),
+            ("part", Json::String("(s1 :> <<>>)".into())),
+        ])
+    }
+
+    #[test]
+    fn a_copy_tx_state_puts_each_frame_in_its_place() {
+        let l = lanes(&copy_tx_state("{f2, f3}", "(s1 :> <<[addr |-> f1, ok |-> TRUE, contd |-> FALSE]>>)", "<<>>", "<<Placeholder>>")).unwrap();
+        let find = |n: &str| l.iter().find(|x| x.name == n).unwrap().items.clone();
+        assert_eq!(find("application"), vec!["f2", "f3"]);
+        assert_eq!(find("tx ring s1"), vec!["f1"]);
+        assert_eq!(find("CQ reserved"), vec!["slot"]);
+        assert!(find("CQ published").is_empty());
+    }
+
+    #[test]
+    fn moves_say_where_a_frame_went_and_a_lost_one_goes_nowhere() {
+        let a = lanes(&copy_tx_state("{f2}", "(s1 :> <<[addr |-> f1, ok |-> TRUE, contd |-> FALSE]>>)", "<<>>", "<<>>")).unwrap();
+        let b = lanes(&copy_tx_state("{f2}", "(s1 :> <<>>)", "<<[sock |-> s1, addrs |-> <<f1>>, contd |-> FALSE]>>", "<<Placeholder>>")).unwrap();
+        assert_eq!(moves(&a, &b), vec!["f1: tx ring s1 → in flight (skb)".to_string()]);
+        let lost = lanes(&copy_tx_state("{f2}", "(s1 :> <<>>)", "<<>>", "<<>>")).unwrap();
+        assert_eq!(moves(&a, &lost), vec!["f1: tx ring s1 → nowhere".to_string()]);
+    }
+
+    #[test]
+    fn shared_umem_and_devmem_have_lanes() {
+        let su = vars(&[
+            ("app", serde_json::json!([[], []])),
+            ("tx", serde_json::json!([[], []])),
+            ("resv", serde_json::json!([[1, 1], [2, 1]])),
+            ("hw", serde_json::json!([[1, 1]])),
+            ("cq", serde_json::json!([])),
+            ("ufree", serde_json::json!([])),
+            ("fq", serde_json::json!([3])),
+            ("kfree", serde_json::json!([])),
+            ("rx", serde_json::json!([[], []])),
+        ]);
+        let l = lanes(&su).unwrap();
+        assert_eq!(l.iter().find(|x| x.name == "CQ reserved").unwrap().items, vec!["1", "2"]);
+        assert_eq!(l.iter().find(|x| x.name == "fill ring").unwrap().items, vec!["3"]);
+        let dm = vars(&[
+            ("pool", Json::String("(<<b1, 0>> :> 0 @@ <<b1, 1>> :> 1)".into())),
+            ("ppref", Json::String("(<<b1, 0>> :> 1 @@ <<b1, 1>> :> 0)".into())),
+            ("uref", Json::String("(<<b1, 0>> :> 0 @@ <<b1, 1>> :> 0)".into())),
+            ("rxq", Json::String("(<<b1, 0>> :> <<[niov |-> <<b1, 0>>, left |-> 1]>> @@ <<b1, 1>> :> <<>>)".into())),
+            ("xa", Json::String("(<<b1, 0>> :> (0 :> <<\"none\", -1>>))".into())),
+            ("user", Json::String("(<<b1, 0>> :> (0 :> 2 @@ 1 :> 0))".into())),
+        ]);
+        let l = lanes(&dm).unwrap();
+        assert_eq!(l.iter().find(|x| x.name == "page pool free list").unwrap().items, vec!["b1.1×1"]);
+        assert_eq!(l.iter().find(|x| x.name == "rx queue b1.0").unwrap().items, vec!["b1.0(1 left)"]);
+        assert_eq!(l.iter().find(|x| x.name == "application b1.0").unwrap().items, vec!["token 0×2"]);
+    }
+
+    #[test]
+    fn a_ring_state_has_no_lanes() {
+        assert!(lanes(&vars(&[("prod", serde_json::json!(1)), ("cons", serde_json::json!(0))])).is_none());
+    }
+}
