@@ -18,8 +18,10 @@ use ringlab_tlc::coverage::SpecCoverage;
 use ringlab_tlc::explorer::RingTrace;
 use ringlab_tlc::thresholds::ThresholdResult;
 
-/// The check kinds of the mutation matrix, as the manifest names them.
-pub const CHECK_KINDS: [&str; 5] = ["tlc", "proptest", "loom", "trace", "proof"];
+/// The mutation matrix's columns: every kind of check a manifest mutant
+/// names as its killer, as the manifest names them (diff: the live-kernel
+/// diff; chain: kernel traces validated by TLC).
+pub const CHECK_KINDS: [&str; 7] = ["tlc", "proptest", "loom", "trace", "proof", "diff", "chain"];
 
 pub struct IndexInput<'a> {
     pub doc: &'a VerifyDoc,
@@ -44,7 +46,7 @@ struct IndexPage<'a> {
     coverage: Vec<CoverageRow<'a>>,
     thresholds: Vec<ThresholdRow<'a>>,
     proofs: Vec<ProofRow<'a>>,
-    check_kinds: [&'static str; 5],
+    check_kinds: [&'static str; 7],
     mutants: Vec<MutantRow<'a>>,
     /// The automatic campaign's sample: scores, and every mutant.
     mutation: Option<MutationView<'a>>,
@@ -279,6 +281,17 @@ fn cell(m: &MutantResult, kind: &'static str) -> Cell {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn every_killer_kind_has_a_column() {
+        let m = ringlab_tlc::manifest::Manifest::load(&ringlab_tlc::specs_dir().join("manifest.json")).unwrap();
+        for mu in &m.mutants {
+            for k in &mu.killers {
+                let kind = k.label().split(':').next().unwrap().to_string();
+                assert!(CHECK_KINDS.contains(&kind.as_str()), "mutant {}: killer kind {kind} has no column in the matrix", mu.id);
+            }
+        }
+    }
     use ringlab_model::schema::Header;
     use ringlab_results::mutants::CheckRun;
     use ringlab_results::{DiffSection, KernelSection, MutantDoc};

@@ -329,7 +329,7 @@ mod tests {
     fn moves_say_where_a_frame_went_and_a_lost_one_goes_nowhere() {
         let a = lanes(&copy_tx_state("{f2}", "(s1 :> <<[addr |-> f1, ok |-> TRUE, contd |-> FALSE]>>)", "<<>>", "<<>>")).unwrap();
         let b = lanes(&copy_tx_state("{f2}", "(s1 :> <<>>)", "<<[sock |-> s1, addrs |-> <<f1>>, contd |-> FALSE]>>", "<<Placeholder>>")).unwrap();
-        assert_eq!(moves(&a, &b), vec!["f1: tx ring s1 → in flight (skb)".to_string()]);
+        assert_eq!(moves(&a, &b), vec!["f1: tx ring s1 → in flight (skb)".to_string(), "CQ reserved: 0 → 1 slots".to_string()]);
         let lost = lanes(&copy_tx_state("{f2}", "(s1 :> <<>>)", "<<>>", "<<>>")).unwrap();
         assert_eq!(moves(&a, &lost), vec!["f1: tx ring s1 → nowhere".to_string()]);
     }
