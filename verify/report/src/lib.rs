@@ -5,7 +5,6 @@
 pub mod assets;
 pub mod figure;
 pub mod index_page;
-pub mod lanes;
 pub mod input;
 pub mod layout;
 pub mod markup;

@@ -11,7 +11,7 @@ use super::page::{legend, Legend, Stamp};
 use super::svg::ring_svg;
 use super::templates::render;
 use super::view::{views, StateView};
-use super::lanes::{self, Lane};
+use ringlab_tlc::lanes::{self, Lane};
 use super::words::{invariant_text, var_doc};
 use ringlab_tlc::explorer::RingTrace;
 

@@ -141,6 +141,12 @@ pub fn run_model(
         if opts.show_traces || res.outcome.label() != m.expected {
             println!("\n{} — {} (expected {})", m.name, res.outcome.label(), m.expected);
             print!("{}", trace_table::render(&res.trace, res.loop_end.as_ref(), never(&cfg)));
+            if let Some(story) = crate::lanes::story(&res.trace) {
+                println!("  where each frame, buffer or token went:");
+                for l in story {
+                    println!("  {l}");
+                }
+            }
         }
     }
     // The reference model's search is held to the ci tier's figures.

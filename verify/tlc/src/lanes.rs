@@ -262,7 +262,7 @@ pub fn svg(now: &[Lane], prev: Option<&[Lane]>, step: u64) -> String {
     for (r, l) in now.iter().enumerate() {
         let y = 4.0 + ROW * r as f64;
         let before: Vec<&str> = prev.and_then(|p| p.iter().find(|x| x.name == l.name)).map(|x| x.items.iter().map(|i| base(i)).collect()).unwrap_or_default();
-        let _ = write!(o, r##"<text x="4" y="{:.1}" font-size="12" fill="#374151">{}</text>"##, y + 15.0, crate::markup::esc(&l.name));
+        let _ = write!(o, r##"<text x="4" y="{:.1}" font-size="12" fill="#374151">{}</text>"##, y + 15.0, esc(&l.name));
         let mid = y + BOX_H / 2.0;
         let _ = write!(o, r##"<line x1="{NAME_W}" y1="{mid:.1}" x2="{:.0}" y2="{mid:.1}" stroke="#e5e7eb"/>"##, w - 4.0);
         let mut x = NAME_W;
@@ -282,13 +282,37 @@ pub fn svg(now: &[Lane], prev: Option<&[Lane]>, step: u64) -> String {
                 if came { 2 } else { 1 },
                 x + bw / 2.0,
                 y + 15.0,
-                crate::markup::esc(it)
+                esc(it)
             );
             x += bw + 6.0;
         }
     }
     o.push_str("</svg>");
     o
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A TLC counterexample told by what moved at each step, or None when
+/// its spec has no lanes (a ring: the step table says it all).
+pub fn story(trace: &[crate::TraceState]) -> Option<Vec<String>> {
+    let states: Vec<Vec<Lane>> = trace
+        .iter()
+        .map(|st| lanes(&st.vars.iter().map(|(k, v)| (k.clone(), Json::String(v.clone()))).collect()))
+        .collect::<Option<_>>()?;
+    Some(
+        trace
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, st)| {
+                let m = moves(&states[i - 1], &states[i]);
+                format!("{:>3}  {}: {}", st.num, st.action, if m.is_empty() { "nothing moved".to_string() } else { m.join("; ") })
+            })
+            .collect(),
+    )
 }
 
 /// The item without its count or mark: `f1!` and `f1` are one frame.
