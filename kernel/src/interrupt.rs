@@ -14,6 +14,9 @@ use crate::sandbox::Error;
 /// waits and then finds it.
 static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 static WATCHER: OnceLock<Result<(), String>> = OnceLock::new();
+/// Process groups of the scripts we run (the VM pipeline): signalled in
+/// turn, and waited for, so no kernel build or VM outlives us.
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 fn names() -> MutexGuard<'static, Vec<String>> {
     NAMES.lock().unwrap_or_else(|p| p.into_inner())
@@ -29,6 +32,7 @@ fn watch() -> std::io::Result<()> {
     std::thread::Builder::new().name("ringlab-signals".into()).spawn(move || {
         let Some(sig) = signals.forever().next() else { return };
         let what = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+        stop_groups(sig, what);
         let names = names();
         for ns in names.iter() {
             match netns::remove(ns) {
@@ -39,6 +43,43 @@ fn watch() -> std::io::Result<()> {
         std::process::exit(128 + sig);
     })?;
     Ok(())
+}
+
+/// Passes the signal to every script's process group and waits up to ten
+/// seconds for each to go.
+fn stop_groups(sig: i32, what: &str) {
+    let groups = GROUPS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for g in &groups {
+        eprintln!("ringlab: {what}; stopping process group {g}");
+        // Safety: kill(2) of a process group we started.
+        unsafe { libc::kill(-g, sig) };
+    }
+    for g in groups {
+        for _ in 0..100 {
+            // Safety: signal 0 only asks whether the group still exists.
+            if unsafe { libc::kill(-g, 0) } != 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// Runs `cmd` in a process group of its own, which a SIGINT or SIGTERM of
+/// ours reaches and waits for; returns its output.
+pub fn output_in_group(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+    use std::os::unix::process::CommandExt;
+    install().map_err(std::io::Error::other)?;
+    let child = {
+        let mut groups = GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+        let child = cmd.process_group(0).spawn()?;
+        groups.push(child.id() as i32);
+        child
+    };
+    let pid = child.id() as i32;
+    let out = child.wait_with_output();
+    GROUPS.lock().unwrap_or_else(|p| p.into_inner()).retain(|g| *g != pid);
+    out
 }
 
 /// Runs `create` (which makes namespace `ns`) with no removal on a signal

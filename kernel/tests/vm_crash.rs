@@ -139,3 +139,46 @@ fn no_crash_and_no_results_is_not_called_a_crash() {
     assert!(crash::find(&d.join("out")).is_none());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// SIGTERM to the boot script stops the VM with it (exit 143): no qemu
+/// is left running after an interrupted kernel-test.
+#[test]
+fn a_signal_stops_the_vm_too() {
+    let d = scratch("signal");
+    let pidfile = d.join("qemu.pid");
+    fake_qemu(&d, "ringlab-vm: step probe start\n", &format!("echo $$ > {}\nexec sleep 600", pidfile.display()));
+    for f in ["bzImage", "initramfs"] {
+        std::fs::write(d.join(f), b"x").unwrap();
+    }
+    let path = format!("{}:{}", d.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let child = Command::new("bash")
+        .arg(root().join("kernel/vm/boot.sh"))
+        .args(["--kernel", &d.join("bzImage").display().to_string(), "--initramfs", &d.join("initramfs").display().to_string()])
+        .args(["--out", &d.join("out").display().to_string(), "--timeout", "300"])
+        .env("PATH", path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(30), "the stand-in qemu never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let qemu: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    // Safety: kill(2) of our child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(t.elapsed() < Duration::from_secs(30));
+    let mut gone = false;
+    for _ in 0..50 {
+        // Safety: signal 0 only asks whether the process exists.
+        if unsafe { libc::kill(qemu, 0) } != 0 {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(gone, "qemu ({qemu}) outlived the interrupted boot");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -78,6 +78,9 @@ timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
     -append "$cmdline" \
     </dev/null >"$out/qemu.log" 2>&1 &
 qemu=$!
+# SIGTERM or SIGINT: the VM goes too (timeout passes the signal to qemu).
+trap 'echo "boot: interrupted; stopping the VM" >&2; kill -TERM "$qemu" 2>/dev/null; wait "$qemu" 2>/dev/null; exit 143' TERM
+trap 'echo "boot: interrupted; stopping the VM" >&2; kill -TERM "$qemu" 2>/dev/null; wait "$qemu" 2>/dev/null; exit 130' INT
 # The last resort, should the guest not power off after a crash (a
 # report that does not panic, or a kernel whose panic hangs): the VM is
 # stopped GRACE seconds after the first crash line on its console.

@@ -126,12 +126,10 @@ pub fn work_dir(root: &Path) -> PathBuf {
 /// its stdout.
 fn script(root: &Path, name: &str, args: &[String]) -> Result<String, String> {
     let path = root.join("kernel/vm").join(name);
-    let o = Command::new("bash")
-        .arg(&path)
-        .args(args)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut cmd = Command::new("bash");
+    cmd.arg(&path).args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::inherit());
+    // a SIGINT or SIGTERM of ours stops the script, its builds and its VM
+    let o = crate::interrupt::output_in_group(&mut cmd).map_err(|e| format!("{}: {e}", path.display()))?;
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     for l in out.lines() {
         eprintln!("  {l}");
