@@ -215,7 +215,8 @@ pub fn spec_coverage(man: &Manifest, results: &[ModelResult]) -> Vec<coverage::S
 }
 
 /// Saves the counterexample as `<model>.json` (ringlab-trace/1, what the
-/// report and the explorer read) and `<model>.txt` (the table).
+/// report and the explorer read), `<model>.txt` (the table) and
+/// `<model>.itf.json` (Apalache's ITF, for other TLA+ tools).
 fn save_trace(root: &Path, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf> {
     let dir = out_dir(root).join("traces");
     std::fs::create_dir_all(&dir)?;
@@ -225,6 +226,11 @@ fn save_trace(root: &Path, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf>
     let mut txt = std::fs::File::create(dir.join(format!("{}.txt", m.name)))?;
     writeln!(txt, "{} — {} (expected {})", m.name, r.outcome.label(), m.expected)?;
     write!(txt, "{}", trace_table::render(&r.trace, r.loop_end.as_ref(), never(&cfg)))?;
+    // for other TLA+ tools; a value this reader cannot parse only costs the ITF file
+    match crate::itf::trace(&r.trace, &format!("specs/{}", m.config), &r.outcome.label()) {
+        Ok(itf) => std::fs::write(dir.join(format!("{}.itf.json", m.name)), itf.to_string())?,
+        Err(e) => eprintln!("ringlab: {}: no ITF file: {e}", m.name),
+    }
     Ok(json)
 }
 
@@ -237,7 +243,7 @@ pub fn counterexample(root: &Path, m: &Model, r: &TlcResult) -> RingTrace {
 /// A model that now has no counterexample keeps no stale one.
 fn forget_trace(root: &Path, m: &Model) {
     let dir = out_dir(root).join("traces");
-    for ext in ["json", "txt"] {
+    for ext in ["json", "txt", "itf.json"] {
         let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", m.name)));
     }
 }

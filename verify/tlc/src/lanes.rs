@@ -170,41 +170,9 @@ fn tla(j: &Json) -> Option<Value> {
         Json::Number(n) => n.as_i64().map(Value::Int),
         Json::Bool(b) => Some(Value::Bool(*b)),
         Json::Array(xs) => xs.iter().map(tla).collect::<Option<Vec<_>>>().map(Value::Seq),
-        Json::String(s) => parse_value(&quote_model_values(s)).ok(),
+        Json::String(s) => parse_value(&crate::itf::quote_model_values(s)).ok(),
         _ => None,
     }
-}
-
-/// `{f1, f2}` -> `{"f1", "f2"}`: TLC prints model values bare; field
-/// names (before `|->`), TRUE, FALSE and strings are left alone.
-fn quote_model_values(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '"' {
-            let j = chars[i + 1..].iter().position(|&d| d == '"').map_or(chars.len(), |p| i + 1 + p + 1);
-            out.extend(&chars[i..j.min(chars.len())]);
-            i = j;
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let j = chars[i..].iter().position(|d| !(d.is_ascii_alphanumeric() || *d == '_')).map_or(chars.len(), |p| i + p);
-            let word: String = chars[i..j].iter().collect();
-            let rest: String = chars[j..].iter().collect();
-            if word == "TRUE" || word == "FALSE" || rest.trim_start().starts_with("|->") {
-                out.push_str(&word);
-            } else {
-                out.push('"');
-                out.push_str(&word);
-                out.push('"');
-            }
-            i = j;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// What moved between two states: each item that left a lane or came to
