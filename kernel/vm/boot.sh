@@ -48,6 +48,9 @@ rm -rf "$out/results" "$console" "$serial1"
 # off (panic=-1, -no-reboot): see config.fragment.
 cmdline="console=ttyS0 panic=-1 reboot=t oops=panic softlockup_panic=1 nmi_watchdog=panic"
 cmdline+=" hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
+# TCG on a busy host runs a vCPU in fits: soft lockups after 60 s and RCU
+# stalls after 60 s, not the defaults' 20 and 21, so only a real one panics.
+cmdline+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
 
 # The console lines that mean the guest's kernel is broken, without the
 # printk timestamp; the first, with the plan step that was running.
