@@ -111,8 +111,9 @@ fn per_socket(name: &str, v: Option<Value>) -> Vec<Lane> {
 }
 
 /// The frames a value holds, in order: a frame is a model value or a
-/// number; a descriptor record gives its addr (marked ! when invalid), an
-/// skb its addrs, a pair its first element.
+/// number or a tuple (shared umem's <<socket, i>>, drawn 1.2); a
+/// descriptor record gives its addr (marked ! when invalid), an skb its
+/// addrs.
 fn frames(v: &Value) -> Vec<String> {
     match v {
         Value::Int(_) | Value::Str(_) => vec![label(v)],
@@ -138,8 +139,6 @@ fn item(v: &Value) -> Vec<String> {
                 vec![label(v)]
             }
         }
-        // [frame, socket] pairs (shared umem's reserved slots, the device)
-        Value::Seq(p) if !p.is_empty() => vec![label(&p[0])],
         _ => vec![label(v)],
     }
 }
@@ -198,7 +197,14 @@ pub fn moves(prev: &[Lane], now: &[Lane]) -> Vec<String> {
         let gone: Vec<&String> = was.iter().filter(|w| !is.contains(w)).collect();
         let came: Vec<&String> = is.iter().filter(|w| !was.contains(w)).collect();
         let side = |v: &[&String]| if v.is_empty() { "nowhere".to_string() } else { v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" + ") };
-        out.push(format!("{k}: {} → {}", side(&gone), side(&came)));
+        let stays: Vec<&String> = is.iter().filter(|w| was.contains(w)).collect();
+        out.push(match (gone.is_empty(), came.is_empty(), stays.is_empty()) {
+            // it left one place and is still in another: not lost
+            (false, true, false) => format!("{k}: left {} (still in {})", side(&gone), side(&stays)),
+            (true, false, false) => format!("{k}: now also in {} (still in {})", side(&came), side(&stays)),
+            (_, _, true) => format!("{k}: {} → {}", side(&gone), side(&came)),
+            _ => format!("{k}: {} → {} (still in {})", side(&gone), side(&came), side(&stays)),
+        });
     }
     // bare completion slots are counted, not followed
     for l in now {
@@ -324,6 +330,10 @@ mod tests {
         assert_eq!(moves(&a, &b), vec!["f1: tx ring s1 → in flight (skb)".to_string(), "CQ reserved: 0 → 1 slots".to_string()]);
         let lost = lanes(&copy_tx_state("{f2}", "(s1 :> <<>>)", "<<>>", "<<>>")).unwrap();
         assert_eq!(moves(&a, &lost), vec!["f1: tx ring s1 → nowhere".to_string()]);
+        let both = |free: &str, tx: &str| lanes(&copy_tx_state(free, tx, "<<>>", "<<>>")).unwrap();
+        let one = "(s1 :> <<[addr |-> f1, ok |-> TRUE, contd |-> FALSE]>>)";
+        assert_eq!(moves(&both("{f1}", one), &both("{}", one)), vec!["f1: left application (still in tx ring s1)".to_string()]);
+        assert_eq!(moves(&both("{}", one), &both("{f1}", one)), vec!["f1: now also in application (still in tx ring s1)".to_string()]);
     }
 
     #[test]
@@ -340,7 +350,7 @@ mod tests {
             ("rx", serde_json::json!([[], []])),
         ]);
         let l = lanes(&su).unwrap();
-        assert_eq!(l.iter().find(|x| x.name == "CQ reserved").unwrap().items, vec!["1", "2"]);
+        assert_eq!(l.iter().find(|x| x.name == "CQ reserved").unwrap().items, vec!["1.1", "2.1"]);
         assert_eq!(l.iter().find(|x| x.name == "fill ring").unwrap().items, vec!["3"]);
         let dm = vars(&[
             ("pool", Json::String("(<<b1, 0>> :> 0 @@ <<b1, 1>> :> 1)".into())),
