@@ -51,9 +51,8 @@ pub struct KernelTestArgs {
     /// Only the checks that need no VM: checkpatch, and git am + W=1 per patch
     #[arg(long)]
     pub no_vm: bool,
-    /// Accept a run that tests nothing (0 scenarios or fault rounds) as a pass
-    #[arg(long)]
-    pub allow_empty: bool,
+    #[command(flatten)]
+    pub empty: crate::empty::AllowEmpty,
 }
 
 /// What the arguments ask for makes sense: every mutant a readable file
@@ -67,12 +66,9 @@ pub fn check_args(a: &KernelTestArgs) -> Result<(), String> {
             return Err(format!("--mutant {}: mutants are tested only in the VM, which --no-vm leaves out", m.display()));
         }
     }
-    if !a.no_vm && !a.allow_empty {
-        for (flag, n) in [("--scenarios", a.scenarios), ("--fault-rounds", a.fault_rounds)] {
-            if n == 0 {
-                return Err(format!("{flag} 0 tests nothing (add --allow-empty to accept a run that tests nothing)"));
-            }
-        }
+    if !a.no_vm {
+        a.empty.count("--scenarios", a.scenarios)?;
+        a.empty.count("--fault-rounds", a.fault_rounds)?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 pub mod bpf;
 pub mod inject;
+pub mod empty;
 pub mod interrupt;
 pub mod mmap_ring;
 pub mod netns;

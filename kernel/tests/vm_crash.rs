@@ -32,30 +32,25 @@ fn fake_qemu(dir: &Path, console: &str, then: &str) {
     std::fs::set_permissions(&q, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-fn boot(dir: &Path) -> (Output, Duration) {
+/// boot.sh on stand-in files, with the stand-in qemu first on PATH.
+fn boot_cmd(dir: &Path) -> Command {
     for f in ["bzImage", "initramfs"] {
         std::fs::write(dir.join(f), b"x").unwrap();
     }
-    let path = format!(
-        "{}:{}",
-        dir.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let t = Instant::now();
-    let o = Command::new("bash")
-        .arg(root().join("kernel/vm/boot.sh"))
+    let path = format!("{}:{}", dir.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let mut c = Command::new("bash");
+    c.arg(root().join("kernel/vm/boot.sh"))
         .args(["--kernel", &dir.join("bzImage").display().to_string()])
         .args(["--initramfs", &dir.join("initramfs").display().to_string()])
-        .args([
-            "--out",
-            &dir.join("out").display().to_string(),
-            "--timeout",
-            "300",
-        ])
+        .args(["--out", &dir.join("out").display().to_string(), "--timeout", "300"])
         .env("PATH", path)
-        .env("RINGLAB_VM_CRASH_GRACE", "2")
-        .output()
-        .unwrap();
+        .env("RINGLAB_VM_CRASH_GRACE", "2");
+    c
+}
+
+fn boot(dir: &Path) -> (Output, Duration) {
+    let t = Instant::now();
+    let o = boot_cmd(dir).output().unwrap();
     (o, t.elapsed())
 }
 
@@ -147,18 +142,7 @@ fn a_signal_stops_the_vm_too() {
     let d = scratch("signal");
     let pidfile = d.join("qemu.pid");
     fake_qemu(&d, "ringlab-vm: step probe start\n", &format!("echo $$ > {}\nexec sleep 600", pidfile.display()));
-    for f in ["bzImage", "initramfs"] {
-        std::fs::write(d.join(f), b"x").unwrap();
-    }
-    let path = format!("{}:{}", d.join("bin").display(), std::env::var("PATH").unwrap_or_default());
-    let child = Command::new("bash")
-        .arg(root().join("kernel/vm/boot.sh"))
-        .args(["--kernel", &d.join("bzImage").display().to_string(), "--initramfs", &d.join("initramfs").display().to_string()])
-        .args(["--out", &d.join("out").display().to_string(), "--timeout", "300"])
-        .env("PATH", path)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = boot_cmd(&d).stderr(std::process::Stdio::piped()).spawn().unwrap();
     let t = Instant::now();
     while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
         assert!(t.elapsed() < Duration::from_secs(30), "the stand-in qemu never started");

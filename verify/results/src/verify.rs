@@ -100,7 +100,7 @@ impl VerifyDoc {
         }
         if !self.diff.ok() {
             problems.push(self.diff.line());
-        } else if matches!(self.diff, DiffSection::Skipped { .. }) && !self.ok && !self.allow_empty {
+        } else if self.diff.tested_nothing(self.allow_empty) && !self.ok {
             problems.push(format!("{}: nothing was tested (--allow-empty accepts that)", self.diff.line()));
         }
         if !self.kernel.ok() {
@@ -183,6 +183,11 @@ pub enum DiffSection {
 
 impl DiffSection {
     /// A skip is not a failure (it says why); an error or a divergence is.
+    /// Skipped, and `--allow-empty` was not given: a run that tested nothing.
+    pub fn tested_nothing(&self, allow_empty: bool) -> bool {
+        matches!(self, DiffSection::Skipped { .. }) && !allow_empty
+    }
+
     pub fn ok(&self) -> bool {
         match self {
             DiffSection::Skipped { .. } => true,

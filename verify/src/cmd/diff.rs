@@ -19,7 +19,7 @@ use ringlab_model::schema::Header;
 use ringlab_results::DiffSection;
 
 use super::chain;
-use super::empty::AllowEmpty;
+use ringlab_kernel::empty::AllowEmpty;
 
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
 pub const MAX_BATCH: u32 = 1024;

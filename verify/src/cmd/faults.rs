@@ -11,7 +11,7 @@ use ringlab_kernel::faults::{self, FaultOpts, FaultReport};
 use ringlab_model::schema::Header;
 
 use super::diff::{seed_or_clock, TxArgs};
-use super::empty::AllowEmpty;
+use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Args)]
 pub struct FaultArgs {

@@ -4,7 +4,6 @@ pub mod args;
 pub mod check;
 pub mod chain;
 pub mod diff;
-pub mod empty;
 pub mod faults;
 pub mod kernel_test;
 pub mod mutants;

@@ -9,7 +9,7 @@ use clap::Args;
 use ringlab_kernel::kernel_test::{self, KernelTestArgs};
 use ringlab_model::paths::out_dir;
 use ringlab_model::schema::Header;
-use ringlab_results::{DiffSection, KernelSection, MutantDoc, ProofDoc, VerifyDoc};
+use ringlab_results::{KernelSection, MutantDoc, ProofDoc, VerifyDoc};
 use ringlab_tlc::check;
 
 use super::args::{load, to_json, Common, TlcArgs};
@@ -40,7 +40,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     kernel: bool,
     #[command(flatten)]
-    empty: super::empty::AllowEmpty,
+    empty: ringlab_kernel::empty::AllowEmpty,
 }
 
 pub fn run(a: &VerifyArgs) -> Result<bool, String> {
@@ -56,7 +56,8 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let uresults = run_mutants(&root, &all, &mresults, &a.common);
     let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults));
     let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
-    if matches!(diff, DiffSection::Skipped { .. }) && !a.empty.allow_empty {
+    let empty = diff.tested_nothing(a.empty.allow_empty);
+    if empty {
         eprintln!("verify: the live-kernel diff was skipped, which fails this run (add --allow-empty to accept it)");
     }
     let kernel = kernel_section(&root, a.kernel);
@@ -69,7 +70,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         .chain(uresults.iter().map(|r| r.ok()))
         .chain(mutation.iter().map(|m| m.sample_ok()))
         // a skipped live diff tested nothing: a pass only with --allow-empty
-        .chain([diff.ok() && (a.empty.allow_empty || !matches!(diff, DiffSection::Skipped { .. })), kernel.ok()])
+        .chain([diff.ok() && !empty, kernel.ok()])
         .collect();
     let doc = VerifyDoc {
         header: Header::new(VerifyDoc::DOCUMENT),
@@ -179,7 +180,7 @@ fn kernel_section(root: &Path, wanted: bool) -> KernelSection {
         seed: 1,
         json: false,
         no_vm: false,
-        allow_empty: false,
+        empty: Default::default(),
     };
     match super::kernel_test::test(root, &args) {
         Ok(doc) => KernelSection::Ran(Box::new(doc)),

@@ -14,7 +14,7 @@ use ringlab_sim::copy_tx::{threads, CopyTx, CopyTxConfig, Design, DropFrags, Pub
 use ringlab_sim::harness::{self, Failure};
 
 use super::{clock_seed, failure_json, print_outcome, recorded};
-use crate::cmd::empty::AllowEmpty;
+use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum DesignArg {

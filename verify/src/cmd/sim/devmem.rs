@@ -15,7 +15,7 @@ use ringlab_sim::devmem::{threads, Devmem, DevmemConfig, Mode};
 use ringlab_sim::harness::{self, Failure};
 
 use super::{clock_seed, failure_json, print_outcome, recorded};
-use crate::cmd::empty::AllowEmpty;
+use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {

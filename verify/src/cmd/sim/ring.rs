@@ -18,7 +18,7 @@ use ringlab_tlc::trace::Verdict;
 use ringlab_tlc::{specs_dir, Tlc};
 
 use super::{clock_seed, recorded, replay_lines};
-use crate::cmd::empty::AllowEmpty;
+use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
