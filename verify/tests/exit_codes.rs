@@ -189,3 +189,13 @@ fn a_replay_under_an_unknown_profile_is_refused() {
     assert!(text(&o).contains("/nonexistent.json"), "{}", text(&o));
     let _ = std::fs::remove_file(&f);
 }
+
+#[test]
+fn an_actor_the_spec_has_not_is_refused_naming_the_ones_it_has() {
+    let o = run(&["check", "xsk-ring-no-b", "--actor", "user"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("XskRing.tla, whose actors are consumer, producer"), "{}", text(&o));
+    let o = run(&["check", "xsk-copytx-cq-leak", "--actor", "kernel", "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--json or --quiet prints none"), "{}", text(&o));
+}

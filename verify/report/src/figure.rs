@@ -212,6 +212,7 @@ mod tests {
                     num: k,
                     action: if k == 1 { "Init".into() } else { "ProdReserve".into() },
                     vars: json!({"prod": 0, "cons": 0, "pProd": k - 1, "slot": [e, e], "own": ["free", "free"]}).as_object().unwrap().clone(),
+                    actor: None,
                 })
                 .collect(),
         }

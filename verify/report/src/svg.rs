@@ -351,7 +351,7 @@ mod tests {
             states: vars
                 .into_iter()
                 .enumerate()
-                .map(|(i, v)| Step { num: i as u64 + 1, action: "A".into(), vars: v.as_object().unwrap().clone() })
+                .map(|(i, v)| Step { num: i as u64 + 1, action: "A".into(), vars: v.as_object().unwrap().clone(), actor: None })
                 .collect(),
         }
     }

@@ -11,6 +11,7 @@ use super::page::{legend, Legend, Stamp};
 use super::svg::ring_svg;
 use super::templates::render;
 use super::view::{views, StateView};
+use ringlab_tlc::indices;
 use ringlab_tlc::lanes::{self, Lane};
 use super::words::{invariant_text, var_doc};
 use ringlab_tlc::explorer::RingTrace;
@@ -36,6 +37,12 @@ struct TracePage<'a> {
     lanes: bool,
     /// What broke, step by step: each step's action and what it moved.
     story: Vec<String>,
+    /// The ring indices and counters shown per step (indices.rs).
+    index_cols: Vec<String>,
+    /// The indices are derived from sequences (not XskRing's variables).
+    derived: bool,
+    /// Some step has an actor (the manifest's specs.<spec>.actors).
+    actors: bool,
     legend: Legend,
     steps: Vec<StepPage<'a>>,
     invariant: Option<Invariant<'a>>,
@@ -53,6 +60,9 @@ struct Head<'a> {
 struct StepPage<'a> {
     num: u64,
     action: &'a str,
+    actor: Option<&'a str>,
+    /// This step's row of the index dump, each cell marked if it moved.
+    indices: Vec<Cell>,
     /// What the step changed, variable by variable.
     changes: Vec<Change<'a>>,
     /// The ring diagram (SVG), or the lanes of a protocol without a ring.
@@ -61,6 +71,12 @@ struct StepPage<'a> {
     moves: Vec<String>,
     explorer: Option<String>,
     vars: Vec<Var<'a>>,
+}
+
+#[derive(Serialize)]
+struct Cell {
+    v: String,
+    changed: bool,
 }
 
 #[derive(Serialize)]
@@ -96,6 +112,16 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
         }
     };
     let link = |num: u64| explorer.then(|| explorer_link("../", &t.title, num));
+    let dump = indices::dump(&v.iter().map(|st| (st.step.action.as_str(), st.step.vars.clone())).collect::<Vec<_>>());
+    let cells = |i: usize| -> Vec<Cell> {
+        dump.as_ref().map_or_else(Vec::new, |d| {
+            d.rows[i]
+                .iter()
+                .enumerate()
+                .map(|(k, c)| Cell { v: c.clone(), changed: i > 0 && d.rows[i - 1][k] != *c })
+                .collect()
+        })
+    };
     let steps = v
         .iter()
         .enumerate()
@@ -105,6 +131,8 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
             StepPage {
                 num: st.step.num,
                 action: &st.step.action,
+                actor: st.step.actor.as_deref(),
+                indices: cells(i),
                 changes: st.changed.iter().map(|k| Change { name: k, was: shown(prev, k), now: shown(Some(st), k) }).collect(),
                 svg: match &lanes {
                     _ if t.ring.is_some() => ring_svg(t, &v, i),
@@ -149,6 +177,9 @@ pub fn trace_page(t: &RingTrace, explorer: bool, stamp: &Stamp) -> Result<String
         ring: t.ring.is_some(),
         lanes: lanes.is_some(),
         story,
+        derived: dump.as_ref().is_some_and(|d| d.columns.iter().any(|c| c.ends_with(".prod"))),
+        index_cols: dump.map(|d| d.columns).unwrap_or_default(),
+        actors: t.states.iter().any(|s| s.actor.is_some()),
         legend: legend(),
         steps,
         invariant: (!inv_text.is_empty()).then(|| Invariant { name: inv, doc: inv_text.clone() }),

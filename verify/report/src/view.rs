@@ -93,7 +93,7 @@ mod tests {
     use serde_json::{json, Map};
 
     fn step(num: u64, action: &str, vars: Value) -> Step {
-        Step { num, action: action.into(), vars: vars.as_object().unwrap().clone() }
+        Step { num, action: action.into(), vars: vars.as_object().unwrap().clone(), actor: None }
     }
 
     fn trace(states: Vec<Step>) -> RingTrace {

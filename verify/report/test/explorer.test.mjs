@@ -270,8 +270,9 @@ describe('verification report', () => {
 
   // Every counterexample page, of every spec: a diagram on every step (a
   // ring, or the lanes of where each frame, buffer or token is), the
-  // story of what broke where there is no ring, and no page (the index
-  // too) wider than the window at 1366 or 1920 pixels.
+  // story of what broke where there is no ring, the ring indices and the
+  // actor of every step, and no page (the index too) wider than the window
+  // at 1366 or 1920 pixels.
   it('draws every counterexample and fits 1366 and 1920 pixels', async () => {
     const index = path.join(reportDir, 'index.html');
     const pages = fs.readdirSync(path.join(reportDir, 'traces')).filter((f) => f.endsWith('.html'));
@@ -291,6 +292,15 @@ describe('verification report', () => {
         if (!(await p.$('section.step svg.ring'))) {
           assert.ok(await p.$('section.story ol.story-steps li'), `${f}: no story of what broke`);
         }
+        // the ring indices (or the protocol's counters) on every step, and
+        // each step's actor
+        const rows = await p.$$eval('table.indices tbody tr', (rs) => rs.filter((r) => r.querySelector('td.num a')).map((r) => r.querySelectorAll('td.num').length));
+        const cols = await p.$$eval('table.indices thead th.num', (h) => h.length);
+        assert.ok(cols > 0, `${f}: no ring indices or counters`);
+        assert.equal(rows.length, steps, `${f}: ${rows.length} index rows for ${steps} steps`);
+        assert.ok(rows.every((n) => n === cols + 1), `${f}: a row without every index`);
+        const actors = await p.$$eval('table.indices tbody tr td.muted:nth-child(2)', (c) => c.slice(1).filter((x) => x.textContent.trim() === '').length);
+        assert.equal(actors, 0, `${f}: a step without its actor`);
       }
     }
   });

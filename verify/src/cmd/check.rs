@@ -28,6 +28,11 @@ pub struct CheckArgs {
     /// Write the measured state counts, depths and times into the manifest
     #[arg(long)]
     record: bool,
+    /// Show each counterexample as one actor's steps only (user, kernel,
+    /// driver; producer or consumer for XskRing), the others' steps
+    /// between two of its rows named on one line
+    #[arg(long, value_name = "NAME")]
+    actor: Option<String>,
 }
 
 /// `ringlab check --json`.
@@ -50,7 +55,25 @@ pub fn run(a: &CheckArgs) -> Result<bool, String> {
     }
     let (root, man) = load()?;
     let models = check::select(&man, &a.models, a.tlc.deep)?;
-    let mut results = run_models(&root, &man, &models, &a.tlc, &a.common)?;
+    if let Some(n) = &a.actor {
+        if a.common.json || a.common.quiet {
+            return Err(format!("--actor {n}: it shapes the printed counterexamples, and --json or --quiet prints none"));
+        }
+        for m in &models {
+            let actors = man.policy(&m.spec).actors;
+            if !actors.contains_key(n) {
+                let names: Vec<&str> = actors.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "--actor {n}: model `{}` is of {}, whose actors are {} (specs/manifest.json, specs.{}.actors)",
+                    m.name,
+                    m.spec,
+                    if names.is_empty() { "not listed".to_string() } else { names.join(", ") },
+                    m.spec
+                ));
+            }
+        }
+    }
+    let mut results = run_models_as(&root, &man, &models, &a.tlc, &a.common, a.actor.clone())?;
     if a.record {
         check::record(&root.join("specs/manifest.json"), &results)?;
         // The manifest now holds what was found; a reference model must
@@ -93,11 +116,22 @@ pub fn run_models(
     t: &TlcArgs,
     c: &Common,
 ) -> Result<Vec<ModelResult>, String> {
+    run_models_as(root, man, models, t, c, None)
+}
+
+fn run_models_as(
+    root: &Path,
+    man: &Manifest,
+    models: &[&Model],
+    t: &TlcArgs,
+    c: &Common,
+    actor: Option<String>,
+) -> Result<Vec<ModelResult>, String> {
     if models.is_empty() {
         return Ok(Vec::new());
     }
     let tlc = Tlc::locate()?;
-    let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet };
+    let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet, actor };
     Ok(models.iter().map(|m| check::run_model(&tlc, root, man, m, &opts)).collect())
 }
 

@@ -58,6 +58,8 @@ pub struct CheckOpts {
     pub progress: bool,
     /// Print each counterexample as a table on stdout.
     pub show_traces: bool,
+    /// Print only this actor's steps (the manifest's `specs.<spec>.actors`).
+    pub actor: Option<String>,
 }
 
 /// Where counterexamples and run records go.
@@ -134,13 +136,19 @@ pub fn run_model(
     if res.trace.is_empty() {
         forget_trace(root, m);
     } else {
-        match save_trace(root, m, &res) {
+        match save_trace(root, man, m, &res) {
             Ok(p) => trace_file = Some(p.display().to_string()),
             Err(e) => eprintln!("  {}: could not save the counterexample: {e}", m.name),
         }
         if opts.show_traces || res.outcome.label() != m.expected {
             println!("\n{} — {} (expected {})", m.name, res.outcome.label(), m.expected);
-            print!("{}", trace_table::render(&res.trace, res.loop_end.as_ref(), never(&cfg)));
+            let actors = man.policy(&m.spec).actors;
+            let actor = opts
+                .actor
+                .as_deref()
+                .and_then(|n| actors.get_key_value(n))
+                .map(|(name, actions)| trace_table::Actor { name, actions });
+            print!("{}", trace_table::render_for(&res.trace, res.loop_end.as_ref(), never(&cfg), actor.as_ref()));
             if let Some(story) = crate::lanes::story(&res.trace) {
                 println!("  where each frame, buffer or token went:");
                 for l in story {
@@ -217,11 +225,16 @@ pub fn spec_coverage(man: &Manifest, results: &[ModelResult]) -> Vec<coverage::S
 /// Saves the counterexample as `<model>.json` (ringlab-trace/1, what the
 /// report and the explorer read), `<model>.txt` (the table) and
 /// `<model>.itf.json` (Apalache's ITF, for other TLA+ tools).
-fn save_trace(root: &Path, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf> {
+fn save_trace(root: &Path, man: &Manifest, m: &Model, r: &TlcResult) -> std::io::Result<PathBuf> {
     let dir = out_dir(root).join("traces");
     std::fs::create_dir_all(&dir)?;
     let json = dir.join(format!("{}.json", m.name));
-    std::fs::write(&json, counterexample(root, m, r).to_json_text())?;
+    let mut t = counterexample(root, m, r);
+    let actors = man.policy(&m.spec).actors;
+    for st in &mut t.states {
+        st.actor = actors.iter().find(|(_, xs)| xs.contains(&st.action)).map(|(n, _)| n.clone());
+    }
+    std::fs::write(&json, t.to_json_text())?;
     let cfg = root.join("specs").join(&m.config);
     let mut txt = std::fs::File::create(dir.join(format!("{}.txt", m.name)))?;
     writeln!(txt, "{} — {} (expected {})", m.name, r.outcome.label(), m.expected)?;

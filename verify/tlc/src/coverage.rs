@@ -389,6 +389,9 @@ pub fn by_spec(man: &Manifest, runs: &[ModelCoverage]) -> Vec<SpecCoverage> {
                     }
                 }
             }
+            if !actions.is_empty() {
+                stale.extend(actor_problems(&policy.actors, &actions));
+            }
             for (a, models) in &own_in {
                 if !aliased.contains(a) {
                     stale.push(format!("alias {a}: has transitions of its own in {}", models.join(", ")));
@@ -409,9 +412,52 @@ pub fn by_spec(man: &Manifest, runs: &[ModelCoverage]) -> Vec<SpecCoverage> {
         .collect()
 }
 
+/// Every action of the spec has exactly one actor, and every action an
+/// actor lists is the spec's: `ringlab check --actor` shows a projection
+/// no step of which is lost or counted twice.
+pub fn actor_problems(actors: &BTreeMap<String, Vec<String>>, actions: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if actors.is_empty() {
+        out.push("actors: the manifest names none (specs.<spec>.actors: each action's actor, for `ringlab check --actor`)".to_string());
+        return out;
+    }
+    for a in actions {
+        let of: Vec<&str> = actors.iter().filter(|(_, xs)| xs.contains(a)).map(|(n, _)| n.as_str()).collect();
+        match of.len() {
+            0 => out.push(format!("actors: action {a} has no actor")),
+            1 => {}
+            _ => out.push(format!("actors: action {a} has {} actors ({})", of.len(), of.join(", "))),
+        }
+    }
+    for (n, xs) in actors {
+        for x in xs.iter().filter(|x| !actions.contains(x)) {
+            out.push(format!("actors: {n}'s action {x}: the spec has no action {x}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_action_has_one_actor() {
+        let acts: Vec<String> = ["A", "B", "C"].iter().map(|s| s.to_string()).collect();
+        let mut actors = BTreeMap::new();
+        assert_eq!(actor_problems(&actors, &acts).len(), 1);
+        actors.insert("user".to_string(), vec!["A".to_string(), "B".to_string()]);
+        actors.insert("kernel".to_string(), vec!["B".to_string(), "D".to_string()]);
+        let p = actor_problems(&actors, &acts);
+        assert_eq!(
+            p,
+            [
+                "actors: action B has 2 actors (kernel, user)",
+                "actors: action C has no actor",
+                "actors: kernel's action D: the spec has no action D"
+            ]
+        );
+    }
 
     #[test]
     fn reads_action_lines_with_and_without_an_instance() {

@@ -58,6 +58,9 @@ pub struct Step {
     /// The spec action that led to this state (`Init` for the first).
     pub action: String,
     pub vars: Map<String, Value>,
+    /// Who took the action (the manifest's `specs.<spec>.actors`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 impl RingTrace {
@@ -130,7 +133,7 @@ mod tests {
             expected: Some("liveness:P".into()),
             ring: Some(Ring { size: 2, never: 8, prod_side: "user".into(), cons_side: "kernel".into(), extra: Map::new() }),
             loop_end: Some(LoopEnd::BackTo(2)),
-            states: vec![Step { num: 1, action: "Init".into(), vars: json!({"prod": 0}).as_object().unwrap().clone() }],
+            states: vec![Step { num: 1, action: "Init".into(), vars: json!({"prod": 0}).as_object().unwrap().clone(), actor: None }],
         }
     }
 

@@ -152,7 +152,7 @@ fn slots(v: &Value) -> Vec<String> {
 }
 
 /// A value in short: `<<b1, 0>>` as b1.0, a model value as itself.
-fn label(v: &Value) -> String {
+pub(crate) fn label(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
         Value::Int(i) => i.to_string(),
@@ -164,13 +164,14 @@ fn label(v: &Value) -> String {
 
 /// A variable's value as the trace file has it: JSON numbers and arrays,
 /// or TLC's text (model values such as f1 read as strings).
-fn tla(j: &Json) -> Option<Value> {
+pub(crate) fn tla(j: &Json) -> Option<Value> {
     match j {
         Json::Number(n) => n.as_i64().map(Value::Int),
         Json::Bool(b) => Some(Value::Bool(*b)),
         Json::Array(xs) => xs.iter().map(tla).collect::<Option<Vec<_>>>().map(Value::Seq),
         Json::String(s) => parse_value(&crate::itf::quote_model_values(s)).ok(),
-        _ => None,
+        Json::Object(r) => r.iter().map(|(k, v)| tla(v).map(|v| (k.clone(), v))).collect::<Option<_>>().map(Value::Record),
+        Json::Null => None,
     }
 }
 

@@ -18,6 +18,7 @@ pub mod check;
 pub mod coverage;
 pub mod explorer;
 pub mod limited;
+pub mod indices;
 pub mod itf;
 pub mod lanes;
 pub mod manifest;

@@ -37,6 +37,11 @@ pub struct SpecPolicy {
     /// with its reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,
+    /// Who takes each action (the application, the kernel, the driver...):
+    /// actor name -> actions. Every action has exactly one (the coverage
+    /// check holds it); `ringlab check --actor` projects a trace on one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub actors: BTreeMap<String, Vec<String>>,
 }
 
 /// A spec's reference model (see [`SpecPolicy::reference`]).
@@ -190,6 +195,11 @@ impl Manifest {
                     if !is_ident(k) || why.trim().is_empty() {
                         return Err(format!("specs `{spec}`: {what} `{k}` needs an action name and a reason"));
                     }
+                }
+            }
+            for (n, xs) in &p.actors {
+                if !is_ident(n) || xs.is_empty() || !xs.iter().all(|x| is_ident(x)) {
+                    return Err(format!("specs `{spec}`: actor `{n}` needs a name and a list of action names"));
                 }
             }
             for t in &p.transitions {

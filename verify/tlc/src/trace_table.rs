@@ -1,43 +1,70 @@
 //! A counterexample as a table: one row per step, the action that led to
-//! it, the ring's counters, and every other variable that changed.
+//! it, the rings' indices (XskRing's counters, or those indices.rs derives
+//! for the other protocols) and counters, and every other variable that
+//! changed. Projected on one actor, only that actor's steps are rows; the
+//! steps of the others between two rows are one line naming them.
 
 use std::fmt::Write;
 
+use crate::indices;
 use crate::{LoopEnd, TraceState};
 
-/// The xsk ring's counters, shown as columns when the trace has them.
-const RING_COLUMNS: &[&str] = &["prod", "cons", "pProd", "pCons", "pWr", "cProd", "cCons", "cRd", "cEnd"];
+/// The steps of one actor (`ringlab check --actor`): its name and its
+/// actions, as the manifest's `specs.<spec>.actors` lists them.
+pub struct Actor<'a> {
+    pub name: &'a str,
+    pub actions: &'a [String],
+}
 
 /// `never` is the entry value of a slot never stored into (the spec's
 /// `Never`, 2^IdxBits), shown as `-`.
 pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Option<u64>) -> String {
+    render_for(trace, loop_end, never, None)
+}
+
+/// The table, with only `actor`'s steps as rows when one is given.
+pub fn render_for(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Option<u64>, actor: Option<&Actor>) -> String {
     let mut out = String::new();
+    let dump = indices::from_trace(trace);
     let ring = trace.first().is_some_and(|s| value(s, "slot").is_some() && value(s, "own").is_some());
-    let has = |v: &str| trace.first().is_some_and(|s| s.vars.iter().any(|(n, _)| n == v));
-    let cols: Vec<&str> = RING_COLUMNS.iter().copied().filter(|c| has(c)).collect();
+    let cols: Vec<String> = dump.as_ref().map_or_else(Vec::new, |d| d.columns.clone());
     let _ = write!(out, "{:>3}  {:<18}", "#", "action");
-    for c in &cols {
-        let _ = write!(out, " {c:>5}");
+    let widths: Vec<usize> = dump.as_ref().map_or_else(Vec::new, |d| d.columns.iter().map(|c| c.len().max(5)).collect());
+    for (c, w) in dump.iter().flat_map(|d| d.columns.iter()).zip(&widths) {
+        let _ = write!(out, " {c:>w$}");
     }
     if ring {
         let _ = write!(out, "  {:<14}", "slots");
     }
     let _ = writeln!(out, "  changed");
     let mut prev: Option<&TraceState> = None;
-    for s in trace {
+    let mut elided: Vec<&str> = Vec::new();
+    for (i, s) in trace.iter().enumerate() {
+        let shown = i == 0 || actor.map_or(true, |a| a.actions.iter().any(|x| *x == s.action));
+        if !shown {
+            elided.push(short_action(&s.action));
+            prev = Some(s);
+            continue;
+        }
+        if !elided.is_empty() {
+            let _ = writeln!(out, "       ... {} by others: {}", steps(elided.len()), elided.join(", "));
+            elided.clear();
+        }
         let _ = write!(out, "{:>3}  {:<18}", s.num, short_action(&s.action));
-        for c in &cols {
-            let v = value(s, c).unwrap_or("?");
-            let changed = prev.and_then(|p| value(p, c)).is_some_and(|pv| pv != v);
-            let cell = if changed { format!("{v}*") } else { v.to_string() };
-            let _ = write!(out, " {cell:>5}");
+        if let Some(d) = &dump {
+            for (k, w) in widths.iter().enumerate() {
+                let v = &d.rows[i][k];
+                let changed = i > 0 && d.rows[i - 1][k] != *v;
+                let cell = if changed { format!("{v}*") } else { v.clone() };
+                let _ = write!(out, " {cell:>w$}");
+            }
         }
         if ring {
             let _ = write!(out, "  {:<14}", slots(s, never));
         }
         let mut changed = Vec::new();
         for (name, v) in &s.vars {
-            if cols.contains(&name.as_str()) || (ring && (name == "slot" || name == "own")) {
+            if cols.contains(name) || (ring && (name == "slot" || name == "own")) {
                 continue;
             }
             match prev.and_then(|p| value(p, name)) {
@@ -48,6 +75,12 @@ pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Option<u6
         }
         let _ = writeln!(out, "  {}", changed.join("; "));
         prev = Some(s);
+    }
+    if !elided.is_empty() {
+        let _ = writeln!(out, "       ... {} by others: {}", steps(elided.len()), elided.join(", "));
+    }
+    if let Some(a) = actor {
+        let _ = writeln!(out, "  (only the steps of {}; each row shows what its own step changed)", a.name);
     }
     match loop_end {
         Some(LoopEnd::Stuttering) => {
@@ -60,6 +93,12 @@ pub fn render(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Option<u6
     }
     if prev.is_some() {
         let _ = writeln!(out, "  (* = changed by that step)");
+    }
+    if dump.as_ref().is_some_and(|d| d.columns.iter().any(|c| c.ends_with(".prod"))) {
+        let _ = writeln!(
+            out,
+            "  ring.prod/.cons: entries ever produced into / consumed from the ring; .cprod: produced and reserved (cached_prod); ? = the step is not a move at the ring's ends"
+        );
     }
     if ring {
         let _ = writeln!(
@@ -116,6 +155,14 @@ fn value<'a>(s: &'a TraceState, name: &str) -> Option<&'a str> {
     s.vars.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
 }
 
+fn steps(n: usize) -> String {
+    if n == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{n} steps")
+    }
+}
+
 fn short_action(a: &str) -> &str {
     if a == "Initial predicate" {
         "Init"
@@ -157,5 +204,29 @@ mod tests {
         assert!(s.contains("1*"), "{s}");
         assert!(s.contains("own = [0: \"published\"]"), "{s}");
         assert!(s.contains("stutters forever"), "{s}");
+    }
+
+    #[test]
+    fn an_actor_projection_keeps_its_steps_and_names_the_others() {
+        fn v<'a>(tx: &'a str, cq: &'a str) -> Vec<(&'a str, &'a str)> {
+            vec![("free", "{}"), ("tx", tx), ("cq", cq), ("resv", "<<>>"), ("flight", "{}"), ("part", "(s1 :> <<>>)")]
+        }
+        let t = vec![
+            st(1, "Initial predicate", &v("(s1 :> <<>>)", "<<>>")),
+            st(2, "UserSubmit", &v("(s1 :> <<f1>>)", "<<>>")),
+            st(3, "Sendto", &v("(s1 :> <<f1>>)", "<<>>")),
+            st(4, "XmitSend", &v("(s1 :> <<>>)", "<<f1>>")),
+            st(5, "UserReap", &v("(s1 :> <<>>)", "<<>>")),
+        ];
+        let all = render(&t, None, None);
+        assert!(all.contains("tx.s1.prod") && all.contains("cq.cprod"), "{all}");
+        let user = ["UserSubmit".to_string(), "UserReap".to_string()];
+        let s = render_for(&t, None, None, Some(&Actor { name: "user", actions: &user }));
+        assert!(s.contains("... 2 steps by others: Sendto, XmitSend"), "{s}");
+        assert!(!s.lines().any(|l| l.trim_start().starts_with("4 ")), "{s}");
+        // the reap's row: cq consumed by one, its own change only
+        let reap = s.lines().find(|l| l.contains("UserReap")).unwrap();
+        assert!(reap.contains("1*") && reap.contains("cq = <<>>"), "{s}");
+        assert!(s.contains("only the steps of user"), "{s}");
     }
 }

@@ -18,7 +18,7 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/coverage")
 }
 
-const QUIET: CheckOpts = CheckOpts { workers: 1, progress: false, show_traces: false };
+const QUIET: CheckOpts = CheckOpts { workers: 1, progress: false, show_traces: false, actor: None };
 
 /// `specs` (with manifest.json) copied under a fresh root, `edit` applied
 /// to each file's text.

@@ -29,7 +29,7 @@ pub fn from_sim(text: &str, source: &str) -> Result<RingTrace, String> {
                 .map(|(idx, ok)| json!({"idx": idx.map_or(U32, u64::from), "ok": ok}))
                 .collect();
             vars.insert("slot".into(), Value::Array(slot));
-            Step { num: l.step, action: l.action.clone(), vars }
+            Step { num: l.step, action: l.action.clone(), vars, actor: None }
         })
         .collect();
     let mut extra = Map::new();

@@ -24,6 +24,7 @@ pub fn from_tlc(title: &str, source: &str, expected: &str, cfg: &Path, r: &TlcRe
                 .iter()
                 .map(|(n, text)| (n.clone(), parse_value(text).map(|v| tla_to_json(&v)).unwrap_or_else(|_| text.clone().into())))
                 .collect(),
+            actor: None,
         })
         .collect();
     RingTrace {
