@@ -103,6 +103,25 @@ fn a_skip_fails_unless_allowed() {
     let o = as_nobody(&["--allow-empty"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("SKIP: needs root"), "{}", text(&o));
+    // a benchmark that measured nothing is not a pass either
+    let out = std::env::temp_dir().join(format!("ringlab-bench-nobody-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::set_permissions(&out, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let bench = |extra: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_ringlab"), "bench", "--only", "live", "--quick", "--out"])
+            .arg(&out)
+            .args(extra)
+            .current_dir("/")
+            .output()
+            .unwrap()
+    };
+    let o = bench(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("SKIP: needs root") && text(&o).contains("nothing was measured"), "{}", text(&o));
+    let o = bench(&["--allow-empty"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// The namespaces a process `pid` created (`rl<pid>n<k>`).

@@ -70,6 +70,8 @@ pub struct BenchArgs {
     /// No progress lines on stderr
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub allow_empty: ringlab_kernel::empty::AllowEmpty,
 }
 
 fn clock_seed() -> u64 {
@@ -79,8 +81,9 @@ fn clock_seed() -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs `ringlab bench`: Ok(true) when every benchmark ran or said why
-/// not; Err for bad usage or a benchmark that broke.
+/// Runs `ringlab bench`: Ok(true) when a benchmark measured something
+/// (the others saying why not), Ok(false) when every one was skipped
+/// (unless --allow-empty); Err for bad usage or a benchmark that broke.
 pub fn run(a: &BenchArgs) -> Result<bool, String> {
     let which: Vec<Only> = if a.only.is_empty() { ALL.to_vec() } else { ALL.into_iter().filter(|o| a.only.contains(o)).collect() };
     let root = find_root();
@@ -125,6 +128,10 @@ pub fn run(a: &BenchArgs) -> Result<bool, String> {
             println!("chart: {}", c.display());
         }
         println!("results: {}", saved.display());
+    }
+    if tables.iter().all(|t| t.skip.is_some()) && !a.allow_empty.allow_empty {
+        eprintln!("ringlab: every benchmark asked for was skipped, so nothing was measured, which is not a pass (add --allow-empty to accept it)");
+        return Ok(false);
     }
     Ok(true)
 }
