@@ -20,14 +20,16 @@ use serde_json::{Map, Value as Json};
 use crate::lanes::{label, tla};
 
 /// A ring of a spec kept as a sequence (or a function from sockets to
-/// sequences): its variable, the kernel's name for it, the variable
-/// holding its reserved, unpublished slots, and which side produces: the
+/// sequences): its variable, the kernel's name for it, where its
+/// reserved, unpublished entries are (a sequence of their own, or all but
+/// the first `published[s]` of the ring's), and which side produces: the
 /// application (its actions are named `User...`) or the kernel. A
 /// per-socket ring is a function (or a tuple) from sockets to sequences.
 struct RingVar {
     var: &'static str,
     name: &'static str,
     reserved: Option<&'static str>,
+    published: Option<&'static str>,
     user_produces: bool,
     per_socket: bool,
 }
@@ -40,8 +42,8 @@ struct Layout {
     counters: &'static [&'static str],
 }
 
-const TX: RingVar = RingVar { var: "tx", name: "tx", reserved: None, user_produces: true, per_socket: true };
-const CQ: RingVar = RingVar { var: "cq", name: "cq", reserved: Some("resv"), user_produces: false, per_socket: false };
+const TX: RingVar = RingVar { var: "tx", name: "tx", reserved: None, published: None, user_produces: true, per_socket: true };
+const CQ: RingVar = RingVar { var: "cq", name: "cq", reserved: Some("resv"), published: None, user_produces: false, per_socket: false };
 
 const COPY_TX: Layout = Layout {
     rings: &[TX, CQ],
@@ -52,13 +54,24 @@ const SHARED_UMEM: Layout = Layout {
     rings: &[
         TX,
         CQ,
-        RingVar { var: "fq", name: "fq", reserved: None, user_produces: true, per_socket: false },
-        RingVar { var: "rx", name: "rx", reserved: None, user_produces: false, per_socket: true },
+        RingVar { var: "fq", name: "fq", reserved: None, published: None, user_produces: true, per_socket: false },
+        RingVar { var: "rx", name: "rx", reserved: None, published: None, user_produces: false, per_socket: true },
     ],
     counters: &["spent"],
 };
 
 const DEVMEM: Layout = Layout { rings: &[], counters: &["pool", "ppref", "uref"] };
+
+/// XskRx: the fill ring's consumer is the kernel's cached_cons (fqHeld
+/// entries past what it has published); an rx ring's first rxPub[s]
+/// entries are published, the rest reserved.
+const XSK_RX: Layout = Layout {
+    rings: &[
+        RingVar { var: "fq", name: "fq", reserved: None, published: None, user_produces: true, per_socket: false },
+        RingVar { var: "rx", name: "rx", reserved: None, published: Some("rxPub"), user_produces: false, per_socket: true },
+    ],
+    counters: &["fqHeld", "cnt"],
+};
 
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
     let has = |names: &[&str]| names.iter().all(|n| vars.contains_key(*n));
@@ -68,6 +81,8 @@ fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
         Some(&SHARED_UMEM)
     } else if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
         Some(&DEVMEM)
+    } else if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
+        Some(&XSK_RX)
     } else {
         None
     }
@@ -126,6 +141,18 @@ pub fn dump(states: &[(&str, Map<String, Json>)]) -> Option<Dump> {
                 }
                 let shown = display_name(r.name, key);
                 let mark = if p.lost { "?" } else { "" };
+                if let Some(pv) = r.published {
+                    // ->producer: the consumer plus the published entries;
+                    // cached_prod: every entry appended
+                    let n = published(st, pv, key);
+                    push(&mut columns, rows.is_empty(), format!("{shown}.prod"));
+                    row.push(format!("{}{mark}", p.cons + n));
+                    push(&mut columns, rows.is_empty(), format!("{shown}.cprod"));
+                    row.push(format!("{}{mark}", p.prod));
+                    push(&mut columns, rows.is_empty(), format!("{shown}.cons"));
+                    row.push(format!("{}{mark}", p.cons));
+                    continue;
+                }
                 push(&mut columns, rows.is_empty(), format!("{shown}.prod"));
                 row.push(format!("{}{mark}", p.prod));
                 if let Some(res) = r.reserved {
@@ -139,14 +166,26 @@ pub fn dump(states: &[(&str, Map<String, Json>)]) -> Option<Dump> {
         }
         for c in lay.counters {
             let keyed: Vec<(String, Value)> = match st.get(*c).and_then(tla) {
-                Some(Value::Func(f)) => f.into_iter().map(|(k, v)| (label(&k), v)).collect(),
-                Some(Value::Record(r)) => r.into_iter().collect(),
-                Some(Value::Seq(xs)) => xs.into_iter().enumerate().map(|(i, v)| ((i + 1).to_string(), v)).collect(),
+                Some(Value::Func(f)) => f.into_iter().map(|(k, v)| (format!("{c}[{}]", label(&k)), v)).collect(),
+                Some(Value::Record(r)) => r.into_iter().map(|(k, v)| (format!("{c}[{k}]"), v)).collect(),
+                Some(Value::Seq(xs)) => xs.into_iter().enumerate().map(|(i, v)| (format!("{c}[{}]", i + 1), v)).collect(),
+                Some(v @ Value::Int(_)) => vec![(c.to_string(), v)],
                 _ => continue,
             };
             for (k, v) in keyed {
-                push(&mut columns, rows.is_empty(), format!("{c}[{k}]"));
-                row.push(label(&v));
+                // a record of counters (per socket) is one column a field
+                match v {
+                    Value::Record(fields) => {
+                        for (f, x) in fields {
+                            push(&mut columns, rows.is_empty(), format!("{k}.{f}"));
+                            row.push(label(&x));
+                        }
+                    }
+                    v => {
+                        push(&mut columns, rows.is_empty(), k);
+                        row.push(label(&v));
+                    }
+                }
             }
         }
         rows.push(row);
@@ -174,6 +213,19 @@ fn ring_counters(states: &[(&str, Map<String, Json>)]) -> Option<Dump> {
     };
     let rows = states.iter().map(|(_, st)| columns.iter().map(|c| cell(st.get(c))).collect()).collect();
     Some(Dump { columns, rows })
+}
+
+/// How many entries at the head of ring `key` (`rx[2]`) are published.
+fn published(st: &Map<String, Json>, var: &str, key: &str) -> i64 {
+    let idx = key.split_once('[').map(|(_, k)| k.trim_end_matches(']').to_string());
+    let v = st.get(var).and_then(tla);
+    let n = match (v, idx) {
+        (Some(Value::Seq(xs)), Some(i)) => i.parse::<usize>().ok().and_then(|i| xs.get(i.wrapping_sub(1)).cloned()),
+        (Some(Value::Func(f)), Some(i)) => f.into_iter().find(|(k, _)| label(k) == i).map(|(_, v)| v),
+        (Some(v), None) => Some(v),
+        _ => None,
+    };
+    n.and_then(|v| v.as_int()).unwrap_or(0)
 }
 
 fn push(columns: &mut Vec<String>, first: bool, c: String) {
@@ -346,6 +398,37 @@ mod tests {
         let d = dump(&[j(serde_json::json!([[], []])), j(serde_json::json!([[{"addr": [0, 1], "dst": 2}], []]))]).unwrap();
         let at = |c: &str| d.columns.iter().position(|x| x == c).unwrap();
         assert_eq!((d.rows[1][at("rx.1.prod")].as_str(), d.rows[1][at("rx.2.prod")].as_str()), ("1", "0"));
+    }
+
+    #[test]
+    fn xsk_rx_rings_show_published_and_reserved_and_the_fill_rings_cached_consumer() {
+        let s = |action, fq: &str, held: &str, rx: &str, pubd: &str| {
+            (
+                action,
+                st(&[
+                    ("ufree", "{}"),
+                    ("fq", fq),
+                    ("fqHeld", held),
+                    ("kfree", "<<>>"),
+                    ("rx", rx),
+                    ("rxPub", pubd),
+                    ("cpu", "(c1 :> [stage |-> \"idle\"])"),
+                    ("cnt", "<<[rx_dropped |-> 0, rx_queue_full |-> 1]>>"),
+                ]),
+            )
+        };
+        let d = dump(&[
+            s("Init", "<<1, 2>>", "0", "<<<<>>>>", "<<0>>"),
+            s("XpAllocTake", "<<2>>", "1", "<<<<>>>>", "<<0>>"),
+            s("XskRcvReserve", "<<2>>", "1", "<<<<[buf |-> 1, pkt |-> 1, contd |-> FALSE]>>>>", "<<0>>"),
+            s("XdpDoFlush", "<<2>>", "0", "<<<<[buf |-> 1, pkt |-> 1, contd |-> FALSE]>>>>", "<<1>>"),
+        ])
+        .unwrap();
+        assert_eq!(d.columns, ["fq.prod", "fq.cons", "rx.1.prod", "rx.1.cprod", "rx.1.cons", "fqHeld", "cnt[1].rx_dropped", "cnt[1].rx_queue_full"]);
+        assert_eq!(d.rows[1][..6], ["2", "1", "0", "0", "0", "1"]);
+        // reserved: cached_prod moves, the producer waits for the flush
+        assert_eq!(d.rows[2][2..5], ["0", "1", "0"]);
+        assert_eq!(d.rows[3][2..6], ["1", "1", "0", "0"]);
     }
 
     #[test]

@@ -31,7 +31,48 @@ pub fn lanes(vars: &serde_json::Map<String, Json>) -> Option<Vec<Lane>> {
     if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
         return Some(devmem(&v));
     }
+    if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
+        return Some(xsk_rx(&v));
+    }
     None
+}
+
+/// XskRx: each receive buffer with the application, on the fill ring, on
+/// the pool's free list, held by a CPU's receive, or on a socket's rx
+/// ring, reserved or published (a descriptor drawn as buf(p packet)).
+fn xsk_rx(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let mut out = vec![
+        lane("application", v("ufree").map(|x| frames(&x)).unwrap_or_default()),
+        lane("fill ring", v("fq").map(|x| frames(&x)).unwrap_or_default()),
+        lane("pool free list", v("kfree").map(|x| frames(&x)).unwrap_or_default()),
+    ];
+    if let Some(Value::Func(cpus)) = v("cpu") {
+        for (c, r) in cpus {
+            let r = r.as_record().cloned().unwrap_or_default();
+            let mut held = r.get("bufs").map(frames).unwrap_or_default();
+            if let Some(p) = r.get("peek").and_then(Value::as_int).filter(|p| *p > 0) {
+                held.push(format!("{p}(peeked)"));
+            }
+            out.push(lane(&format!("receiving on {}", label(&c)), held));
+        }
+    }
+    let pubd: Vec<i64> = match v("rxPub") {
+        Some(Value::Seq(xs)) => xs.iter().map(|x| x.as_int().unwrap_or(0)).collect(),
+        Some(Value::Func(f)) => f.values().map(|x| x.as_int().unwrap_or(0)).collect(),
+        _ => vec![],
+    };
+    let rings: Vec<Value> = match v("rx") {
+        Some(Value::Seq(xs)) => xs,
+        Some(Value::Func(f)) => f.into_values().collect(),
+        _ => vec![],
+    };
+    for (i, r) in rings.iter().enumerate() {
+        let all = frames(r);
+        let n = (pubd.get(i).copied().unwrap_or(0).max(0) as usize).min(all.len());
+        out.push(lane(&format!("rx ring {} published", i + 1), all[..n].to_vec()));
+        out.push(lane(&format!("rx ring {} reserved", i + 1), all[n..].to_vec()));
+    }
+    out
 }
 
 /// XskCopyTx: each frame is with the application, on a tx ring, part of
@@ -133,6 +174,8 @@ fn item(v: &Value) -> Vec<String> {
                 vec![format!("{}{}", label(a), if bad { "!" } else { "" })]
             } else if let Some(Value::Seq(addrs)) = r.get("addrs") {
                 addrs.iter().map(label).collect()
+            } else if let (Some(b), Some(p)) = (r.get("buf"), r.get("pkt")) {
+                vec![format!("{}(p{})", label(b), label(p))]
             } else if let Some(n) = r.get("niov") {
                 vec![format!("{}{}", label(n), r.get("left").map(|l| format!("({} left)", label(l))).unwrap_or_default())]
             } else {
@@ -370,5 +413,24 @@ mod tests {
     #[test]
     fn a_ring_state_has_no_lanes() {
         assert!(lanes(&vars(&[("prod", serde_json::json!(1)), ("cons", serde_json::json!(0))])).is_none());
+    }
+
+    #[test]
+    fn an_rx_state_puts_each_buffer_in_its_place() {
+        let v = vars(&[
+            ("ufree", Json::String("{3}".into())),
+            ("fq", Json::String("<<2>>".into())),
+            ("fqHeld", Json::from(1)),
+            ("kfree", Json::Array(vec![])),
+            ("rx", Json::String("<<<<[buf |-> 1, pkt |-> 1, contd |-> FALSE], [buf |-> 4, pkt |-> 2, contd |-> FALSE]>>>>".into())),
+            ("rxPub", Json::String("<<1>>".into())),
+            ("cpu", Json::String("(c1 :> [stage |-> \"alloc\", bufs |-> <<5>>, peek |-> 2])".into())),
+        ]);
+        let l = lanes(&v).unwrap();
+        let get = |n: &str| l.iter().find(|x| x.name == n).map(|x| x.items.clone()).unwrap();
+        assert_eq!(get("application"), ["3"]);
+        assert_eq!(get("receiving on c1"), ["5", "2(peeked)"]);
+        assert_eq!(get("rx ring 1 published"), ["1(p1)"]);
+        assert_eq!(get("rx ring 1 reserved"), ["4(p2)"]);
     }
 }

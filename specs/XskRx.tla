@@ -1,0 +1,443 @@
+-------------------------------- MODULE XskRx --------------------------------
+(***************************************************************************)
+(* AF_XDP receive in copy mode through the XSKMAP, as in linux 6.12.117.  *)
+(*                                                                         *)
+(* Several sockets on one device queue share one xsk_buff_pool with       *)
+(* XDP_SHARED_UMEM: one fill ring, one free list, each socket its own rx   *)
+(* ring. A packet's XDP program returns XDP_DROP, XDP_PASS or              *)
+(* XDP_REDIRECT to the socket its XSKMAP entry names                       *)
+(* (bpf_redirect_map() keeps it in the per-CPU bpf_redirect_info). Then    *)
+(* xsk_rcv_check() refuses a socket that is not bound or a packet larger   *)
+(* than a chunk on a socket without XDP_USE_SG, and __xsk_rcv() takes one  *)
+(* buffer per chunk (the pool's free list first, then the fill ring),      *)
+(* copies, and reserves one rx descriptor each, XDP_PKT_CONTD on all but   *)
+(* the last.                                                               *)
+(*                                                                         *)
+(* Two paths reach __xsk_rcv():                                            *)
+(*  "driver": native XDP. The queue's NAPI poll (one CPU at a time) runs   *)
+(*     the program on up to PollBudget packets; xsk_rcv() adds each socket *)
+(*     it reserved into to the CPU's flush list, and xdp_do_flush() at the *)
+(*     end of the poll publishes each listed socket's rx producer and the  *)
+(*     fill ring's consumer (xsk_flush()).                                 *)
+(*  "generic": xsk_generic_rcv() from netif_receive_skb() on any CPU:      *)
+(*     __xsk_rcv() and xsk_flush() under pool->rx_lock, because the        *)
+(*     sockets of one pool share its fill ring.                            *)
+(*                                                                         *)
+(* xsk_release() takes the socket out of the XSKMAP and unbinds it         *)
+(* (xs->state = XSK_UNBOUND), then synchronize_net() waits for every NAPI  *)
+(* poll and receive that could still hold it before the socket is freed.   *)
+(*                                                                         *)
+(* Rings are FIFO sequences (XskRing.tla checks the ring protocol); a      *)
+(* buffer taken from the fill ring is XpAllocPeek (the entry at            *)
+(* cached_cons is read) then XpAllocTake (cached_cons moves on), so two    *)
+(* consumers not serialised can take one entry twice.                      *)
+(***************************************************************************)
+EXTENDS Naturals, Sequences, FiniteSets, TLC
+
+CONSTANTS
+    Cpus,         \* CPUs that run NAPI polls or generic receive (model values)
+    NSockets,     \* sockets on the queue's pool, 1..NSockets
+    NBufs,        \* umem chunks the applications receive into
+    MaxPkts,      \* packets that arrive on the queue
+    MaxLen,       \* chunks a packet may need (2: larger than a chunk)
+    SG,           \* the sockets were bound with XDP_USE_SG
+    FqSize,       \* entries of the shared fill ring
+    RxSize,       \* entries of each rx ring
+    PollBudget,   \* packets one NAPI poll handles (the NAPI weight, 64)
+    Path,         \* "driver" or "generic", above
+    Verdicts,     \* what the XDP program may return: a subset of
+                  \* {"redirect", "drop", "pass"}
+    Closes,       \* TRUE: an application may close its socket
+    Mutant        \* "none" or a mutant id of specs/manifest.json
+
+ASSUME NSockets \in Nat \ {0} /\ NBufs \in Nat \ {0} /\ MaxPkts \in Nat
+ASSUME MaxLen \in Nat \ {0} /\ SG \in BOOLEAN /\ Closes \in BOOLEAN
+ASSUME {FqSize, RxSize, PollBudget} \subseteq Nat \ {0}
+ASSUME Path \in {"driver", "generic"} /\ "redirect" \in Verdicts
+ASSUME Verdicts \subseteq {"redirect", "drop", "pass"}
+ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
+                   "rx-release-no-sync", "rx-mb-no-space-check",
+                   "rx-full-leak", "rx-alloc-fail-uncounted",
+                   "rx-redirect-err-lost", "napi-budget-overrun"}
+
+Sockets == 1..NSockets
+Bufs == 1..NBufs
+Pkts == 1..MaxPkts
+None == 0
+Range(q) == {q[i] : i \in DOMAIN q}
+
+\* What happened to a packet: still being received, or its end.
+Fates == {"none", "busy", "rx", "xdp_drop", "xdp_pass", "redirect_err",
+          "rx_dropped", "rx_queue_full"}
+
+VARIABLES
+    ufree,    \* buffers the applications hold
+    fq,       \* fill ring entries the kernel has not taken, oldest first
+    fqHeld,   \* entries taken since the consumer was last published
+              \* (cached_cons - consumer); the application cannot refill them
+    kfree,    \* pool->free_list: buffers taken and given back unused
+    rx,       \* rx[s]: descriptors [buf, pkt, contd] on s's rx ring
+    rxPub,    \* rxPub[s]: how many of them the producer has published
+    st,       \* st[s]: "bound", "unbinding" (released, synchronize_net
+              \* not returned) or "freed"
+    inMap,    \* inMap[s]: the XSKMAP entry names s
+    arrived,  \* packets that have arrived
+    fate,     \* fate[p]
+    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, len, bufs, peek]
+    poller,   \* driver path: the CPU in the queue's NAPI poll, or None
+    pollStart,\* packets that had arrived when the current poll began
+    flush,    \* flush[c]: the sockets on c's XSKMAP flush list
+    lock,     \* holder of pool->rx_lock (per socket: lock[s] with the mutant)
+    cnt       \* the sockets' drop counters: [rx_dropped, rx_queue_full]
+
+vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
+          poller, pollStart, flush, lock, cnt>>
+
+Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, len |-> 0, bufs |-> <<>>,
+         peek |-> None]
+
+\* The lock a receive for socket s takes: the pool's (6.12.117), or the
+\* socket's own before the 2025 fix (CVE-2025-37920).
+LockOf(s) == IF Mutant = "xsk-gen-rx-race" THEN s ELSE 1
+
+Init ==
+    /\ ufree = Bufs
+    /\ fq = <<>>
+    /\ fqHeld = 0
+    /\ kfree = <<>>
+    /\ rx = [s \in Sockets |-> <<>>]
+    /\ rxPub = [s \in Sockets |-> 0]
+    /\ st = [s \in Sockets |-> "bound"]
+    /\ inMap = [s \in Sockets |-> TRUE]
+    /\ arrived = 0
+    /\ fate = [p \in Pkts |-> "none"]
+    /\ cpu = [c \in Cpus |-> Idle]
+    /\ poller = None
+    /\ pollStart = 0
+    /\ flush = [c \in Cpus |-> {}]
+    /\ lock = [k \in Sockets |-> None]
+    /\ cnt = [s \in Sockets |-> [rx_dropped |-> 0, rx_queue_full |-> 0]]
+
+Bump(s, field) == cnt' = [cnt EXCEPT ![s][field] = @ + 1]
+
+\* c ends its receive of the current packet with fate f.
+Finish(c, f) ==
+    /\ fate' = [fate EXCEPT ![cpu[c].pkt] = f]
+    /\ cpu' = [cpu EXCEPT ![c] = IF Path = "generic"
+                                 THEN [@ EXCEPT !.stage = "flush", !.bufs = <<>>]
+                                 ELSE Idle]
+
+-----------------------------------------------------------------------------
+(* The application *)
+
+\* xsk_ring_prod__reserve/submit on the fill ring: room is what the kernel
+\* has published as consumed.
+UserFill ==
+    /\ Len(fq) + fqHeld < FqSize
+    /\ \E b \in ufree :
+        /\ fq' = Append(fq, b)
+        /\ ufree' = ufree \ {b}
+    /\ UNCHANGED <<fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
+                   poller, pollStart, flush, lock, cnt>>
+
+\* xsk_ring_cons__peek/release on s's rx ring: published descriptors only.
+UserRecv(s) ==
+    /\ rxPub[s] > 0
+    /\ ufree' = ufree \cup {Head(rx[s]).buf}
+    /\ rx' = [rx EXCEPT ![s] = Tail(@)]
+    /\ rxPub' = [rxPub EXCEPT ![s] = @ - 1]
+    /\ UNCHANGED <<fq, fqHeld, kfree, st, inMap, arrived, fate, cpu, poller,
+                   pollStart, flush, lock, cnt>>
+
+\* close(): xsk_release() deletes s from the XSKMAP and xsk_unbind_dev()
+\* sets XSK_UNBOUND; synchronize_net() follows.
+XskRelease(s) ==
+    /\ Closes /\ st[s] = "bound"
+    /\ st' = [st EXCEPT ![s] = "unbinding"]
+    /\ inMap' = [inMap EXCEPT ![s] = FALSE]
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, arrived, fate, cpu,
+                   poller, pollStart, flush, lock, cnt>>
+
+\* synchronize_net() returned: no poll or receive still holds s (none began
+\* before the unbind and is unfinished). The socket and its rings are
+\* freed; the application keeps the umem, so the buffers on the rx ring
+\* are its own again.
+XskReleaseDone(s) ==
+    /\ st[s] = "unbinding"
+    /\ Mutant = "rx-release-no-sync"
+       \/ \A c \in Cpus : cpu[c].sock # s /\ s \notin flush[c]
+    /\ st' = [st EXCEPT ![s] = "freed"]
+    /\ ufree' = ufree \cup {rx[s][i].buf : i \in DOMAIN rx[s]}
+    /\ rx' = [rx EXCEPT ![s] = <<>>]
+    /\ rxPub' = [rxPub EXCEPT ![s] = 0]
+    /\ UNCHANGED <<fq, fqHeld, kfree, inMap, arrived, fate, cpu, poller,
+                   pollStart, flush, lock, cnt>>
+
+-----------------------------------------------------------------------------
+(* The driver's NAPI poll (Path = "driver") *)
+
+\* napi_poll() on c: the queue's poll runs on one CPU at a time.
+NapiPoll(c) ==
+    /\ Path = "driver" /\ poller = None
+    /\ arrived < MaxPkts
+    /\ poller' = c
+    /\ pollStart' = arrived
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+                   fate, cpu, flush, lock, cnt>>
+
+\* The end of the poll: xdp_do_flush() runs __xsk_map_flush(), xsk_flush()
+\* of each socket on c's list, before napi_complete_done().
+XdpDoFlush(c) ==
+    /\ Path = "driver" /\ poller = c /\ cpu[c].stage = "idle"
+    /\ arrived > pollStart
+    /\ IF Mutant = "xdp-missing-flush"
+       THEN UNCHANGED <<rxPub, fqHeld, flush>>
+       ELSE /\ rxPub' = [s \in Sockets |-> IF s \in flush[c] THEN Len(rx[s])
+                                            ELSE rxPub[s]]
+            /\ fqHeld' = IF flush[c] = {} THEN fqHeld ELSE 0
+            /\ flush' = [flush EXCEPT ![c] = {}]
+    /\ poller' = None
+    /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, cpu,
+                   pollStart, lock, cnt>>
+
+-----------------------------------------------------------------------------
+(* One packet, from the XDP program to the rx ring *)
+
+\* A packet of len chunks arrives on c (in the driver's poll, or through
+\* netif_receive_skb() on any CPU) and its XDP program runs. XDP_REDIRECT
+\* to s: the XSKMAP lookup, then xsk_rcv_check() on s.
+XdpRun(c) ==
+    /\ cpu[c].stage = "idle" /\ arrived < MaxPkts
+    /\ IF Path = "driver"
+       THEN poller = c /\ (arrived - pollStart < PollBudget \/ Mutant = "napi-budget-overrun")
+       ELSE TRUE
+    /\ arrived' = arrived + 1
+    /\ \E v \in Verdicts, s \in Sockets, len \in 1..MaxLen :
+        LET p == arrived + 1
+            go == [Idle EXCEPT !.pkt = p, !.sock = s, !.len = len,
+                               !.stage = IF Path = "generic" THEN "lock"
+                                         ELSE "alloc"]
+        IN CASE v = "drop" ->
+                  /\ fate' = [fate EXCEPT ![p] = "xdp_drop"]
+                  /\ UNCHANGED <<cpu, cnt>>
+             [] v = "pass" ->
+                  /\ fate' = [fate EXCEPT ![p] = "xdp_pass"]
+                  /\ UNCHANGED <<cpu, cnt>>
+             [] ~inMap[s] \/ st[s] # "bound" ->
+                  \* an empty map entry or an unbound socket: -ENXIO, and
+                  \* the driver frees the frame
+                  /\ fate' = IF Mutant = "rx-redirect-err-lost" THEN fate
+                             ELSE [fate EXCEPT ![p] = "redirect_err"]
+                  /\ UNCHANGED <<cpu, cnt>>
+             [] len > 1 /\ ~SG ->
+                  \* larger than a chunk without XDP_USE_SG: -ENOSPC
+                  /\ fate' = [fate EXCEPT ![p] = "rx_dropped"]
+                  /\ Bump(s, "rx_dropped")
+                  /\ UNCHANGED cpu
+             [] OTHER ->
+                  /\ fate' = [fate EXCEPT ![p] = "busy"]
+                  /\ cpu' = [cpu EXCEPT ![c] = go]
+                  /\ UNCHANGED cnt
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, poller,
+                   pollStart, flush, lock>>
+
+\* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock).
+RxLock(c) ==
+    /\ cpu[c].stage = "lock"
+    /\ lock[LockOf(cpu[c].sock)] = None
+    /\ lock' = [lock EXCEPT ![LockOf(cpu[c].sock)] = c]
+    /\ cpu' = [cpu EXCEPT ![c].stage = "alloc"]
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+                   fate, poller, pollStart, flush, cnt>>
+
+\* Before taking any buffer, __xsk_rcv() checks a packet of several chunks
+\* whole: xsk_buff_can_alloc() for every chunk, xskq_prod_nb_free() for
+\* every descriptor. A single chunk is checked as it goes.
+XskRcvCheckRoom(c) ==
+    /\ cpu[c].stage = "alloc" /\ cpu[c].bufs = <<>> /\ cpu[c].peek = None
+    /\ cpu[c].len > 1
+    /\ LET s == cpu[c].sock IN
+       CASE Len(kfree) + Len(fq) < cpu[c].len ->
+              /\ Bump(s, "rx_dropped")
+              /\ Finish(c, "rx_dropped")
+         [] RxSize - Len(rx[s]) < cpu[c].len /\ Mutant # "rx-mb-no-space-check" ->
+              /\ Bump(s, "rx_queue_full")
+              /\ Finish(c, "rx_queue_full")
+         [] OTHER ->
+              /\ cpu' = [cpu EXCEPT ![c].stage = "take"]
+              /\ UNCHANGED <<fate, cnt>>
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+                   poller, pollStart, flush, lock>>
+
+\* xsk_buff_alloc() of one chunk: from pool->free_list if it has one.
+XpAllocFree(c) ==
+    /\ cpu[c].stage \in {"alloc", "take"} /\ cpu[c].peek = None
+    /\ cpu[c].stage = "alloc" => cpu[c].len = 1
+    /\ Len(cpu[c].bufs) < cpu[c].len
+    /\ kfree # <<>>
+    /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, Head(kfree))]
+    /\ kfree' = Tail(kfree)
+    /\ UNCHANGED <<ufree, fq, fqHeld, rx, rxPub, st, inMap, arrived, fate,
+                   poller, pollStart, flush, lock, cnt>>
+
+\* Otherwise from the fill ring: the entry at cached_cons is read...
+XpAllocPeek(c) ==
+    /\ cpu[c].stage \in {"alloc", "take"} /\ cpu[c].peek = None
+    /\ cpu[c].stage = "alloc" => cpu[c].len = 1
+    /\ Len(cpu[c].bufs) < cpu[c].len
+    /\ kfree = <<>> /\ fq # <<>>
+    /\ cpu' = [cpu EXCEPT ![c].peek = Head(fq)]
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+                   fate, poller, pollStart, flush, lock, cnt>>
+
+\* ... and cached_cons moves past it (xskq_cons_release()). The fill
+\* ring's consumer is published later, by xsk_flush().
+XpAllocTake(c) ==
+    /\ cpu[c].peek # None
+    /\ fq # <<>>
+    /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, cpu[c].peek), ![c].peek = None]
+    /\ fq' = Tail(fq)
+    /\ fqHeld' = fqHeld + 1
+    /\ UNCHANGED <<ufree, kfree, rx, rxPub, st, inMap, arrived, fate, poller,
+                   pollStart, flush, lock, cnt>>
+
+\* A single chunk finds no buffer: rx_dropped (-ENOMEM).
+XpAllocFail(c) ==
+    /\ cpu[c].stage = "alloc" /\ cpu[c].len = 1 /\ cpu[c].peek = None
+    /\ cpu[c].bufs = <<>> /\ kfree = <<>> /\ fq = <<>>
+    /\ IF Mutant = "rx-alloc-fail-uncounted" THEN UNCHANGED cnt
+       ELSE Bump(cpu[c].sock, "rx_dropped")
+    /\ Finish(c, "rx_dropped")
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+                   poller, pollStart, flush, lock>>
+
+\* Every chunk copied: xskq_prod_reserve_desc() for each, XDP_PKT_CONTD on
+\* all but the last (a single chunk may find the ring full: rx_queue_full,
+\* and xsk_buff_free() gives its buffer back to the free list). On the
+\* driver path xsk_rcv() then puts s on c's flush list.
+XskRcvReserve(c) ==
+    /\ cpu[c].stage \in {"alloc", "take"} /\ cpu[c].peek = None
+    /\ cpu[c].len > 0 /\ Len(cpu[c].bufs) = cpu[c].len
+    /\ LET s == cpu[c].sock
+           b == cpu[c].bufs
+           room == RxSize - Len(rx[s])
+           n == IF room < Len(b) THEN room ELSE Len(b)
+           descs == [i \in 1..n |-> [buf |-> b[i], pkt |-> cpu[c].pkt,
+                                     contd |-> i < Len(b)]]
+       IN IF n = Len(b)
+          THEN /\ rx' = [rx EXCEPT ![s] = @ \o descs]
+               /\ kfree' = kfree
+               /\ flush' = IF Path = "driver" THEN [flush EXCEPT ![c] = @ \cup {s}]
+                           ELSE flush
+               /\ UNCHANGED cnt
+               /\ Finish(c, "rx")
+          ELSE IF n = 0
+          THEN \* a single chunk and a full ring: the buffer goes back
+               /\ kfree' = IF Mutant = "rx-full-leak" THEN kfree
+                           ELSE <<b[1]>> \o kfree
+               /\ Bump(s, "rx_queue_full")
+               /\ Finish(c, "rx_queue_full")
+               /\ UNCHANGED <<rx, flush>>
+          ELSE \* several chunks past a missing whole-packet check, each
+               \* reserved with the checked xskq_prod_reserve_desc(): what
+               \* fits goes on the ring, the rest back to the free list
+               /\ rx' = [rx EXCEPT ![s] = @ \o descs]
+               /\ kfree' = [i \in 1..(Len(b) - n) |-> b[n + i]] \o kfree
+               /\ flush' = IF Path = "driver" THEN [flush EXCEPT ![c] = @ \cup {s}]
+                           ELSE flush
+               /\ UNCHANGED cnt
+               /\ Finish(c, "rx")
+    /\ UNCHANGED <<ufree, fq, fqHeld, rxPub, st, inMap, arrived, poller,
+                   pollStart, lock>>
+
+\* xsk_generic_rcv(): xsk_flush() publishes s's rx producer and the fill
+\* ring's consumer, then the lock is released.
+XskFlush(c) ==
+    /\ Path = "generic" /\ cpu[c].stage = "flush"
+    /\ LET s == cpu[c].sock IN
+       /\ rxPub' = [rxPub EXCEPT ![s] = Len(rx[s])]
+       /\ lock' = [lock EXCEPT ![LockOf(s)] = None]
+    /\ fqHeld' = 0
+    /\ cpu' = [cpu EXCEPT ![c] = Idle]
+    /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, poller,
+                   pollStart, flush, cnt>>
+
+\* Every packet received and every CPU idle: the behaviour may end here.
+Done ==
+    /\ arrived = MaxPkts
+    /\ \A c \in Cpus : cpu[c].stage = "idle"
+    /\ poller = None
+    /\ UNCHANGED vars
+
+Next ==
+    \/ UserFill \/ Done
+    \/ \E s \in Sockets : UserRecv(s) \/ XskRelease(s) \/ XskReleaseDone(s)
+    \/ \E c \in Cpus :
+        \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ RxLock(c)
+        \/ XskRcvCheckRoom(c) \/ XpAllocFree(c) \/ XpAllocPeek(c)
+        \/ XpAllocTake(c) \/ XpAllocFail(c) \/ XskRcvReserve(c) \/ XskFlush(c)
+
+Spec == Init /\ [][Next]_vars
+
+-----------------------------------------------------------------------------
+(* Invariants *)
+
+\* Where a buffer is: with the application, on the fill ring, on the
+\* pool's free list, held by a receive, or on an rx ring.
+Places(b) ==
+    (IF b \in ufree THEN 1 ELSE 0)
+    + Cardinality({i \in DOMAIN fq : fq[i] = b})
+    + Cardinality({i \in DOMAIN kfree : kfree[i] = b})
+    + Cardinality({<<c, i>> \in Cpus \X (1..MaxLen) :
+                      i \in DOMAIN cpu[c].bufs /\ cpu[c].bufs[i] = b})
+    + Cardinality({<<s, i>> \in Sockets \X (1..RxSize) :
+                      i \in DOMAIN rx[s] /\ rx[s][i].buf = b})
+
+\* Every buffer is in exactly one place: none lost, none handed out twice.
+BufConservation == \A b \in Bufs : Places(b) = 1
+
+\* Every packet that arrived is being received or has exactly one end,
+\* and one that ended on an rx ring has its descriptors there (or the
+\* application has read them); one that did not has none on any ring.
+PktAccounted ==
+    /\ \A p \in Pkts : (p <= arrived) = (fate[p] # "none")
+    /\ \A p \in Pkts : fate[p] = "busy" <=>
+                         \E c \in Cpus : cpu[c].stage # "idle" /\ cpu[c].pkt = p
+                                         /\ cpu[c].stage # "flush"
+    /\ \A s \in Sockets : \A i \in DOMAIN rx[s] : fate[rx[s][i].pkt] = "rx"
+
+\* The drop counters count every drop: each packet that ended in a
+\* counter is counted once, in the counter of the socket it was sent to.
+DropsCounted ==
+    LET n(f) == Cardinality({p \in Pkts : fate[p] = f})
+        sum(f) == LET S[k \in 0..NSockets] ==
+                        IF k = 0 THEN 0 ELSE S[k - 1] + cnt[k][f]
+                  IN S[NSockets]
+    IN n("rx_dropped") = sum("rx_dropped")
+       /\ n("rx_queue_full") = sum("rx_queue_full")
+
+\* A packet of several chunks is published whole: the published part of
+\* an rx ring never ends inside a packet.
+MultiBufAllOrNone ==
+    \A s \in Sockets : rxPub[s] > 0 => ~rx[s][rxPub[s]].contd
+
+\* Nothing outside a NAPI poll is left for a flush: every flush list is
+\* empty and every descriptor reserved is published (xdp_do_flush()).
+FlushedAtPollEnd ==
+    Path = "driver" /\ poller = None =>
+        /\ \A c \in Cpus : flush[c] = {}
+        /\ \A s \in Sockets : rxPub[s] = Len(rx[s])
+
+\* A NAPI poll handles at most its budget of packets.
+NapiBudget == poller # None => arrived - pollStart <= PollBudget
+
+\* No receive, flush list or ring write touches a socket that was freed.
+NoUseAfterFree ==
+    \A s \in Sockets : st[s] = "freed" =>
+        /\ \A c \in Cpus : cpu[c].sock # s
+        /\ \A c \in Cpus : s \notin flush[c]
+        /\ rx[s] = <<>>
+
+\* Symmetry of CPUs is sound: no action or property tells them apart.
+Perms == Permutations(Cpus)
+=============================================================================
