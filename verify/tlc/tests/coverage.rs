@@ -120,6 +120,16 @@ fn a_redundant_action_fails_its_model_by_name() {
     assert_eq!(spec[0].stale, ["alias Inc: has transitions of its own in counter-twice"], "{spec:?}");
 }
 
+#[test]
+fn an_action_without_an_actor_fails_its_spec_by_name() {
+    let root = fixtures();
+    let mut man = Manifest::load(&root.join("specs/manifest.json")).unwrap();
+    man.specs.get_mut("Counter.tla").unwrap().actors.get_mut("counter").unwrap().retain(|a| a != "Reset");
+    let spec = check::spec_coverage(&man, &[run(&root, &man, "counter-twice")]);
+    assert_eq!(spec[0].stale, ["actors: action Reset has no actor"], "{spec:?}");
+    assert!(!spec[0].ok());
+}
+
 /// XskRing with KernelConsPeek edited as `what` says.
 fn broken_peek(name: &str, from: &str, to: &str) -> (PathBuf, Manifest) {
     let root = root_with(name, &common::specs_dir(), |file, text| {
