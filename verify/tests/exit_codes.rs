@@ -89,37 +89,32 @@ fn a_skip_fails_unless_allowed() {
         println!("SKIP: no setpriv to run as an unprivileged user");
         return;
     }
-    let as_nobody = |extra: &[&str]| {
+    // ringlab as nobody (uid 65534), from / (no repository around it)
+    let as_nobody = |args: &[&str]| {
         Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_ringlab"), "diff", "--scenarios", "1", "--seed", "1"])
-            .args(extra)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_ringlab")])
+            .args(args)
             .current_dir("/")
             .output()
             .unwrap()
     };
-    let o = as_nobody(&[]);
+    let diff = ["diff", "--scenarios", "1", "--seed", "1"];
+    let o = as_nobody(&diff);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("SKIP: needs root") && text(&o).contains("not a pass"), "{}", text(&o));
-    let o = as_nobody(&["--allow-empty"]);
+    let o = as_nobody(&[&diff[..], &["--allow-empty"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("SKIP: needs root"), "{}", text(&o));
     // a benchmark that measured nothing is not a pass either
     let out = std::env::temp_dir().join(format!("ringlab-bench-nobody-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     std::fs::set_permissions(&out, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
-    let bench = |extra: &[&str]| {
-        Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_ringlab"), "bench", "--only", "live", "--quick", "--out"])
-            .arg(&out)
-            .args(extra)
-            .current_dir("/")
-            .output()
-            .unwrap()
-    };
-    let o = bench(&[]);
+    let out_s = out.display().to_string();
+    let bench = ["bench", "--only", "live", "--quick", "--out", out_s.as_str()];
+    let o = as_nobody(&bench);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("SKIP: needs root") && text(&o).contains("nothing was measured"), "{}", text(&o));
-    let o = bench(&["--allow-empty"]);
+    let o = as_nobody(&[&bench[..], &["--allow-empty"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&out);
 }
