@@ -151,8 +151,12 @@ pub fn run_model(
             print!("{}", trace_table::render_for(&res.trace, res.loop_end.as_ref(), never(&cfg), actor.as_ref()));
             if let Some(story) = crate::lanes::story(&res.trace) {
                 println!("  where each frame, buffer or token went:");
-                for l in story {
-                    println!("  {l}");
+                // with --actor, the moves of that actor's steps
+                let steps = res.trace.iter().skip(1);
+                for (l, st) in story.iter().zip(steps) {
+                    if actor.as_ref().map_or(true, |a| a.actions.contains(&st.action)) {
+                        println!("  {l}");
+                    }
                 }
             }
         }
