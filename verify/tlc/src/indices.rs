@@ -30,6 +30,9 @@ struct RingVar {
     name: &'static str,
     reserved: Option<&'static str>,
     published: Option<&'static str>,
+    /// The consumer's entries taken and not yet released: the kernel's
+    /// cached_cons is that far past ->consumer.
+    held: Option<&'static str>,
     user_produces: bool,
     per_socket: bool,
 }
@@ -42,8 +45,8 @@ struct Layout {
     counters: &'static [&'static str],
 }
 
-const TX: RingVar = RingVar { var: "tx", name: "tx", reserved: None, published: None, user_produces: true, per_socket: true };
-const CQ: RingVar = RingVar { var: "cq", name: "cq", reserved: Some("resv"), published: None, user_produces: false, per_socket: false };
+const TX: RingVar = RingVar { var: "tx", name: "tx", reserved: None, published: None, held: None, user_produces: true, per_socket: true };
+const CQ: RingVar = RingVar { var: "cq", name: "cq", reserved: Some("resv"), published: None, held: None, user_produces: false, per_socket: false };
 
 const COPY_TX: Layout = Layout {
     rings: &[TX, CQ],
@@ -54,8 +57,8 @@ const SHARED_UMEM: Layout = Layout {
     rings: &[
         TX,
         CQ,
-        RingVar { var: "fq", name: "fq", reserved: None, published: None, user_produces: true, per_socket: false },
-        RingVar { var: "rx", name: "rx", reserved: None, published: None, user_produces: false, per_socket: true },
+        RingVar { var: "fq", name: "fq", reserved: None, published: None, held: None, user_produces: true, per_socket: false },
+        RingVar { var: "rx", name: "rx", reserved: None, published: None, held: None, user_produces: false, per_socket: true },
     ],
     counters: &["spent"],
 };
@@ -67,10 +70,10 @@ const DEVMEM: Layout = Layout { rings: &[], counters: &["pool", "ppref", "uref"]
 /// entries are published, the rest reserved.
 const XSK_RX: Layout = Layout {
     rings: &[
-        RingVar { var: "fq", name: "fq", reserved: None, published: None, user_produces: true, per_socket: false },
-        RingVar { var: "rx", name: "rx", reserved: None, published: Some("rxPub"), user_produces: false, per_socket: true },
+        RingVar { var: "fq", name: "fq", reserved: None, published: None, held: Some("fqHeld"), user_produces: true, per_socket: false },
+        RingVar { var: "rx", name: "rx", reserved: None, published: Some("rxPub"), held: None, user_produces: false, per_socket: true },
     ],
-    counters: &["fqHeld", "cnt"],
+    counters: &["cnt"],
 };
 
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
@@ -160,8 +163,20 @@ pub fn dump(states: &[(&str, Map<String, Json>)]) -> Option<Dump> {
                     push(&mut columns, rows.is_empty(), format!("{shown}.cprod"));
                     row.push(format!("{}{mark}", p.prod + n as i64));
                 }
-                push(&mut columns, rows.is_empty(), format!("{shown}.cons"));
-                row.push(format!("{}{mark}", p.cons));
+                match r.held {
+                    Some(h) => {
+                        // ->consumer trails cached_cons by the entries held
+                        let n = st.get(h).and_then(tla).and_then(|v| v.as_int()).unwrap_or(0);
+                        push(&mut columns, rows.is_empty(), format!("{shown}.cons"));
+                        row.push(format!("{}{mark}", p.cons - n));
+                        push(&mut columns, rows.is_empty(), format!("{shown}.ccons"));
+                        row.push(format!("{}{mark}", p.cons));
+                    }
+                    None => {
+                        push(&mut columns, rows.is_empty(), format!("{shown}.cons"));
+                        row.push(format!("{}{mark}", p.cons));
+                    }
+                }
             }
         }
         for c in lay.counters {
@@ -424,11 +439,12 @@ mod tests {
             s("XdpDoFlush", "<<2>>", "0", "<<<<[buf |-> 1, pkt |-> 1, contd |-> FALSE]>>>>", "<<1>>"),
         ])
         .unwrap();
-        assert_eq!(d.columns, ["fq.prod", "fq.cons", "rx.1.prod", "rx.1.cprod", "rx.1.cons", "fqHeld", "cnt[1].rx_dropped", "cnt[1].rx_queue_full"]);
-        assert_eq!(d.rows[1][..6], ["2", "1", "0", "0", "0", "1"]);
-        // reserved: cached_prod moves, the producer waits for the flush
-        assert_eq!(d.rows[2][2..5], ["0", "1", "0"]);
-        assert_eq!(d.rows[3][2..6], ["1", "1", "0", "0"]);
+        assert_eq!(d.columns, ["fq.prod", "fq.cons", "fq.ccons", "rx.1.prod", "rx.1.cprod", "rx.1.cons", "cnt[1].rx_dropped", "cnt[1].rx_queue_full"]);
+        // taken: cached_cons moves, ->consumer waits for the flush
+        assert_eq!(d.rows[1][..3], ["2", "0", "1"]);
+        // reserved: cached_prod moves, ->producer waits for the flush
+        assert_eq!(d.rows[2][3..6], ["0", "1", "0"]);
+        assert_eq!(d.rows[3][..6], ["2", "1", "1", "1", "1", "0"]);
     }
 
     #[test]

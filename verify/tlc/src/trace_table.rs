@@ -97,7 +97,7 @@ pub fn render_for(trace: &[TraceState], loop_end: Option<&LoopEnd>, never: Optio
     if dump.as_ref().is_some_and(|d| d.columns.iter().any(|c| c.ends_with(".prod"))) {
         let _ = writeln!(
             out,
-            "  ring.prod/.cons: entries ever produced into / consumed from the ring; .cprod: produced and reserved (cached_prod); ? = the step is not a move at the ring's ends"
+            "  ring.prod/.cons: entries ever produced into / consumed from the ring; .cprod: produced and reserved (cached_prod); .ccons: taken, not yet released (cached_cons); ? = the step is not a move at the ring's ends"
         );
     }
     if ring {
