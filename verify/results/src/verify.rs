@@ -105,6 +105,10 @@ impl VerifyDoc {
         }
         if !self.kernel.ok() {
             problems.push(self.kernel.line());
+            // what kernel-test found wrong, each with where its detail is
+            if let KernelSection::Ran(d) = &self.kernel {
+                problems.extend(d.problems.iter().map(|p| format!("kernel series: {p} (detail: target/ringlab/kernel/kernel.json)")));
+            }
         }
         if !self.all_ok() && problems.is_empty() {
             problems.push("verify.json records the run as failed".into());
@@ -306,6 +310,24 @@ mod tests {
             let back = VerifyDoc::parse(&text, "verify.json").unwrap();
             assert_eq!(serde_json::to_string(&back).unwrap(), text);
         }
+    }
+
+    #[test]
+    fn a_failed_kernel_series_says_why() {
+        let mut d = doc(DiffSection::Skipped { skipped: "needs root".into(), kernel: "6.18".into() });
+        let k = ringlab_kernel::kernel_test::doc::KernelDoc {
+            patches: 8,
+            problems: vec!["xskxceiver on the baseline kernel: 19 passed, 1 failed".into()],
+            ok: false,
+            ..Default::default()
+        };
+        d.kernel = KernelSection::Ran(Box::new(k));
+        d.ok = false;
+        let p = d.problems();
+        assert!(
+            p.iter().any(|l| l == "kernel series: xskxceiver on the baseline kernel: 19 passed, 1 failed (detail: target/ringlab/kernel/kernel.json)"),
+            "{p:?}"
+        );
     }
 
     #[test]
