@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use ringlab_model::tla::Value;
 use serde_json::{Map, Value as Json};
 
-use crate::lanes::{label, tla};
+use crate::lanes::{label, protocol, tla, Protocol};
 
 /// A ring of a spec kept as a sequence (or a function from sockets to
 /// sequences): its variable, the kernel's name for it, where its
@@ -37,8 +37,8 @@ struct RingVar {
     per_socket: bool,
 }
 
-/// A protocol's rings and counters, recognised by its variables as
-/// lanes.rs recognises them.
+/// A protocol's rings and counters, one per [`Protocol`] (lanes.rs
+/// tells which protocol a state is of).
 struct Layout {
     rings: &'static [RingVar],
     /// Functions to integers (per niov, per socket), one column per key.
@@ -77,18 +77,12 @@ const XSK_RX: Layout = Layout {
 };
 
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
-    let has = |names: &[&str]| names.iter().all(|n| vars.contains_key(*n));
-    if has(&["free", "tx", "cq", "resv", "flight", "part"]) {
-        Some(&COPY_TX)
-    } else if has(&["app", "tx", "resv", "hw", "cq", "ufree", "fq", "kfree", "rx"]) {
-        Some(&SHARED_UMEM)
-    } else if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
-        Some(&DEVMEM)
-    } else if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
-        Some(&XSK_RX)
-    } else {
-        None
-    }
+    Some(match protocol(vars)? {
+        Protocol::CopyTx => &COPY_TX,
+        Protocol::SharedUmem => &SHARED_UMEM,
+        Protocol::Devmem => &DEVMEM,
+        Protocol::XskRx => &XSK_RX,
+    })
 }
 
 /// The dump: column names, then one row of cells per state. A cell is

@@ -17,24 +17,42 @@ pub struct Lane {
     pub items: Vec<String>,
 }
 
+/// The protocols drawn as lanes (and dumped by indices.rs), each known by
+/// variables only its spec has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    CopyTx,
+    SharedUmem,
+    Devmem,
+    XskRx,
+}
+
+/// Which protocol a state is of, or None (a ring trace, drawn as a ring).
+pub fn protocol(vars: &serde_json::Map<String, Json>) -> Option<Protocol> {
+    let has = |names: &[&str]| names.iter().all(|n| vars.contains_key(*n));
+    if has(&["free", "tx", "cq", "resv", "flight", "part"]) {
+        Some(Protocol::CopyTx)
+    } else if has(&["app", "tx", "resv", "hw", "cq", "ufree", "fq", "kfree", "rx"]) {
+        Some(Protocol::SharedUmem)
+    } else if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
+        Some(Protocol::Devmem)
+    } else if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
+        Some(Protocol::XskRx)
+    } else {
+        None
+    }
+}
+
 /// The lanes of a state, or None when no protocol here has these
 /// variables (a ring trace, drawn as a ring).
 pub fn lanes(vars: &serde_json::Map<String, Json>) -> Option<Vec<Lane>> {
-    let has = |names: &[&str]| names.iter().all(|n| vars.contains_key(*n));
     let v = |n: &str| vars.get(n).and_then(tla);
-    if has(&["free", "tx", "cq", "resv", "flight", "part"]) {
-        return Some(copy_tx(&v));
-    }
-    if has(&["app", "tx", "resv", "hw", "cq", "ufree", "fq", "kfree", "rx"]) {
-        return Some(shared_umem(&v));
-    }
-    if has(&["pool", "ppref", "uref", "rxq", "xa", "user"]) {
-        return Some(devmem(&v));
-    }
-    if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
-        return Some(xsk_rx(&v));
-    }
-    None
+    Some(match protocol(vars)? {
+        Protocol::CopyTx => copy_tx(&v),
+        Protocol::SharedUmem => shared_umem(&v),
+        Protocol::Devmem => devmem(&v),
+        Protocol::XskRx => xsk_rx(&v),
+    })
 }
 
 /// XskRx: each receive buffer with the application, on the fill ring, on
