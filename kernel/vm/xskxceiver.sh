@@ -22,6 +22,12 @@
 # uses its get/set_hw_ring_size) and tools/lib/find_bit.c linked with
 # libbpf.a -lelf -lz -lpthread.
 #
+# The patches in kernel/vm/xskxceiver-fixes/ (fixes to the test program
+# itself, not to the kernel) are applied to a copy of xskxceiver.c in the
+# build directory, in name order; BUILD-INFO lists them. Without 0001 the 9K
+# cases fail whenever the receiver falls a batch behind the sender, which
+# under emulation is often (see the patch).
+#
 # User-space code is built with -O0, the selftests Makefile's default
 # (OPT_FLAGS without RELEASE=1), libbpf included. XSK_OPT_FLAGS overrides it;
 # with -O2 the 6.12 xskxceiver fails BIDIRECTIONAL and XDP_PROG_CLEANUP on
@@ -30,6 +36,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 run_script="$here/guest/xskxceiver-run.sh"
+fixes_dir="$here/xskxceiver-fixes"
 
 usage() {
     echo "usage: $0 --src KERNEL_TREE --out DIR [--force] [--jobs N]" >&2
@@ -67,8 +74,12 @@ CC=${CC:-gcc}
 OPT_FLAGS=${XSK_OPT_FLAGS:--O0}
 CLANG=${CLANG:-clang}
 BPFTOOL=${BPFTOOL:-bpftool}
-for t in make "$CC" "$CLANG" "$BPFTOOL" sha256sum; do
-    command -v "$t" >/dev/null 2>&1 || die "'$t' not found in PATH (needs make, gcc, clang with the bpf target, bpftool)"
+fixes=()
+for p in "$fixes_dir"/*.patch; do
+    [ -f "$p" ] && fixes+=("$p")
+done
+for t in make "$CC" "$CLANG" "$BPFTOOL" sha256sum git; do
+    command -v "$t" >/dev/null 2>&1 || die "'$t' not found in PATH (needs make, gcc, clang with the bpf target, bpftool, git)"
 done
 
 case "$(uname -m)" in
@@ -93,7 +104,7 @@ input_hash() {
                 tools/testing/selftests/bpf/bpf_util.h \
                 tools/testing/selftests/bpf/test_progs.h \
                 -type f 2>/dev/null | LC_ALL=C sort | xargs -d '\n' sha256sum)
-        sha256sum "${BASH_SOURCE[0]}" "$run_script" | sed 's|  .*/|  |'
+        sha256sum "${BASH_SOURCE[0]}" "$run_script" ${fixes[@]+"${fixes[@]}"} | sed 's|  .*/|  |'
         "$CC" --version | head -1
         "$CLANG" --version | head -1
         "$BPFTOOL" version 2>/dev/null | head -1
@@ -159,16 +170,26 @@ if ! "$BPFTOOL" gen skeleton "$build/xsk_xdp_progs.linked.o" name xsk_xdp_progs 
     die "bpftool gen skeleton failed"
 fi
 
-# 3. The user-space program.
+# 3. The user-space program, xskxceiver.c with the fixes applied.
+patched="$build/src/tools/testing/selftests/bpf"
+mkdir -p "$patched"
+cp "$sel/xskxceiver.c" "$patched/xskxceiver.c"
+for p in ${fixes[@]+"${fixes[@]}"}; do
+    if ! (cd "$build/src" && git apply "$p") >>"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        die "$p does not apply to $sel/xskxceiver.c"
+    fi
+done
 # shellcheck disable=SC2206
 cflags=(-g $OPT_FLAGS -Wall -fno-omit-frame-pointer
         -I"$build" -I"$sel" -I"$build/inst/include" -I"$src/tools/lib"
         -I"$src/tools/include" -I"$src/tools/arch/$srcarch/include"
         -I"$src/tools/include/uapi")
 objs=()
-for c in "$sel/xskxceiver.c" "$sel/xsk.c" "$sel/network_helpers.c" "$src/tools/lib/find_bit.c"; do
+for c in "$patched/xskxceiver.c" "$sel/xsk.c" "$sel/network_helpers.c" "$src/tools/lib/find_bit.c"; do
     o="$build/$(basename "${c%.c}").o"
-    step "$CC -c ${c#"$src"/}" "$CC" "${cflags[@]}" -c "$c" -o "$o"
+    name=${c#"$build"/src/}
+    step "$CC -c ${name#"$src"/}" "$CC" "${cflags[@]}" -c "$c" -o "$o"
     objs+=("$o")
 done
 libs=("$build/libbpf/libbpf.a" -lelf -lz -lpthread)
@@ -196,6 +217,9 @@ install -m 0755 "$run_script" "$out/xskxceiver-run.sh"
     [ -f "$src/Makefile" ] && echo "tree version: $(awk -F' = ' '$1 == "VERSION" { v = $2 }
         $1 == "PATCHLEVEL" { p = $2 } $1 == "SUBLEVEL" { s = $2 }
         END { print v "." p "." s }' "$src/Makefile")"
+    for p in ${fixes[@]+"${fixes[@]}"}; do
+        echo "fix: $(basename "$p")"
+    done
     echo "inputs: $hash"
     echo "linkage: $linkage"
     echo "cflags: -g $OPT_FLAGS -Wall -fno-omit-frame-pointer (libbpf: its own plus -g $OPT_FLAGS)"

@@ -28,12 +28,10 @@
 #                 environment variable
 #   --retries     run a failed case again up to N times (default 2); a case
 #                 that passes on a retry counts as passed and is listed as
-#                 XSKXCEIVER-FLAKY. The 9K cases need it: this xskxceiver
-#                 loses its place in the packet stream when a receive batch
-#                 ends inside a multi-buffer packet (__receive_pkts cancels
-#                 the descriptors but not pkt_stream_get_next_rx_pkt), and
-#                 fails with "expected pkt_nb [N], got pkt_nb [N-1]" in about
-#                 4 runs of 10
+#                 XSKXCEIVER-FLAKY. (The 6.12 xskxceiver's 9K cases failed
+#                 whenever a receive batch ended inside a packet; the build
+#                 applies xskxceiver-fixes/0001 for that, so a FLAKY line is
+#                 news)
 #   --budget      stop starting cases after SECS seconds (default 0: no
 #                 limit); cases not run count as failed. Give it a little
 #                 less than the plan's timeout so the summary is printed
