@@ -27,6 +27,13 @@
 (* (xs->state = XSK_UNBOUND), then synchronize_net() waits for every NAPI  *)
 (* poll and receive that could still hold it before the socket is freed.   *)
 (*                                                                         *)
+(* Redirect = "xsk" adds the fast path of XskRedirectXsk.tla (seed 002):  *)
+(* the queue keeps its socket in netdev_rx_queue (rxqXsk) while exactly   *)
+(* one socket is bound to it; bpf_redirect_xsk() returns XDP_REDIRECT_XSK *)
+(* when the program's key names that socket, and the driver receives into *)
+(* it without bpf_redirect_info or the XSKMAP flush list, and flushes it   *)
+(* itself at the end of the poll (fastXs). Redirect = "map" is 6.12.117.   *)
+(*                                                                         *)
 (* Rings are FIFO sequences (XskRing.tla checks the ring protocol); a      *)
 (* buffer taken from the fill ring is XpAllocPeek (the entry at            *)
 (* cached_cons is read) then XpAllocTake (cached_cons moves on), so two    *)
@@ -48,6 +55,10 @@ CONSTANTS
     Verdicts,     \* what the XDP program may return: a subset of
                   \* {"redirect", "drop", "pass"}
     Closes,       \* TRUE: an application may close its socket
+    LateBind,     \* sockets that start unbound and out of the XSKMAP: the
+                  \* application binds them and inserts them, in either order
+    Redirect,     \* "map": XDP_REDIRECT through the XSKMAP only; "xsk": also
+                  \* the XDP_REDIRECT_XSK fast path (driver path only)
     Mutant        \* "none" or a mutant id of specs/manifest.json
 
 ASSUME NSockets \in Nat \ {0} /\ NBufs \in Nat \ {0} /\ MaxPkts \in Nat
@@ -55,10 +66,15 @@ ASSUME MaxLen \in Nat \ {0} /\ SG \in BOOLEAN /\ Closes \in BOOLEAN
 ASSUME {FqSize, RxSize, PollBudget} \subseteq Nat \ {0}
 ASSUME Path \in {"driver", "generic"} /\ "redirect" \in Verdicts
 ASSUME Verdicts \subseteq {"redirect", "drop", "pass"}
+ASSUME LateBind \subseteq 1..NSockets
+ASSUME Redirect \in {"map", "xsk"} /\ (Redirect = "xsk" => Path = "driver")
 ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rx-release-no-sync", "rx-mb-no-space-check",
                    "rx-full-leak", "rx-alloc-fail-uncounted",
-                   "rx-redirect-err-lost", "napi-budget-overrun"}
+                   "rx-redirect-err-lost", "napi-budget-overrun",
+                   "redirect-xsk-ignore-key", "rxq-xsk-two-sockets",
+                   "rxq-xsk-stale", "redirect-xsk-missing-flush",
+                   "redirect-xsk-flush-rereads"}
 
 Sockets == 1..NSockets
 Bufs == 1..NBufs
@@ -78,23 +94,30 @@ VARIABLES
     kfree,    \* pool->free_list: buffers taken and given back unused
     rx,       \* rx[s]: descriptors [buf, pkt, contd] on s's rx ring
     rxPub,    \* rxPub[s]: how many of them the producer has published
-    st,       \* st[s]: "bound", "unbinding" (released, synchronize_net
-              \* not returned) or "freed"
+    st,       \* st[s]: "unbound" (LateBind, not yet bound), "bound",
+              \* "unbinding" (released, synchronize_net not returned) or
+              \* "freed"
     inMap,    \* inMap[s]: the XSKMAP entry names s
     arrived,  \* packets that have arrived
     fate,     \* fate[p]
-    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, len, bufs, peek]
+    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, key, len,
+              \* bufs, peek, fast]: it receives into sock; key is the XSKMAP
+              \* index its program named (sock on the XSKMAP path); fast: it
+              \* took XDP_REDIRECT_XSK
     poller,   \* driver path: the CPU in the queue's NAPI poll, or None
     pollStart,\* packets that had arrived when the current poll began
     flush,    \* flush[c]: the sockets on c's XSKMAP flush list
     lock,     \* holder of pool->rx_lock (per socket: lock[s] with the mutant)
-    cnt       \* the sockets' drop counters: [rx_dropped, rx_queue_full]
+    cnt,      \* the sockets' drop counters: [rx_dropped, rx_queue_full]
+    rxqXsk,   \* the socket netdev_rx_queue keeps for the fast path, or None
+    fastXs    \* fastXs[c]: the socket c's poll received into on the fast
+              \* path, which the driver flushes at the poll's end, or None
 
 vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
-          poller, pollStart, flush, lock, cnt>>
+          poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
-Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, len |-> 0, bufs |-> <<>>,
-         peek |-> None]
+Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, key |-> 0, len |-> 0,
+         bufs |-> <<>>, peek |-> None, fast |-> FALSE]
 
 \* The lock a receive for socket s takes: the pool's (6.12.117), or the
 \* socket's own before the 2025 fix (CVE-2025-37920).
@@ -107,8 +130,8 @@ Init ==
     /\ kfree = <<>>
     /\ rx = [s \in Sockets |-> <<>>]
     /\ rxPub = [s \in Sockets |-> 0]
-    /\ st = [s \in Sockets |-> "bound"]
-    /\ inMap = [s \in Sockets |-> TRUE]
+    /\ st = [s \in Sockets |-> IF s \in LateBind THEN "unbound" ELSE "bound"]
+    /\ inMap = [s \in Sockets |-> s \notin LateBind]
     /\ arrived = 0
     /\ fate = [p \in Pkts |-> "none"]
     /\ cpu = [c \in Cpus |-> Idle]
@@ -117,6 +140,9 @@ Init ==
     /\ flush = [c \in Cpus |-> {}]
     /\ lock = [k \in Sockets |-> None]
     /\ cnt = [s \in Sockets |-> [rx_dropped |-> 0, rx_queue_full |-> 0]]
+    /\ rxqXsk = IF Redirect = "xsk" /\ Cardinality(Sockets \ LateBind) = 1
+                THEN CHOOSE s \in Sockets \ LateBind : TRUE ELSE None
+    /\ fastXs = [c \in Cpus |-> None]
 
 Bump(s, field) == cnt' = [cnt EXCEPT ![s][field] = @ + 1]
 
@@ -138,7 +164,7 @@ UserFill ==
         /\ fq' = Append(fq, b)
         /\ ufree' = ufree \ {b}
     /\ UNCHANGED <<fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
-                   poller, pollStart, flush, lock, cnt>>
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* xsk_ring_cons__peek/release on s's rx ring: published descriptors only.
 UserRecv(s) ==
@@ -147,16 +173,40 @@ UserRecv(s) ==
     /\ rx' = [rx EXCEPT ![s] = Tail(@)]
     /\ rxPub' = [rxPub EXCEPT ![s] = @ - 1]
     /\ UNCHANGED <<fq, fqHeld, kfree, st, inMap, arrived, fate, cpu, poller,
-                   pollStart, flush, lock, cnt>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+
+\* bind(): xsk_bind() of a LateBind socket to the queue. The fast path
+\* keeps the socket in netdev_rx_queue if no other socket is bound to the
+\* queue, and none once a second one is (it is not set again when the
+\* queue goes back to one socket: the XSKMAP path serves until a rebind).
+XskBind(s) ==
+    /\ st[s] = "unbound"
+    /\ st' = [st EXCEPT ![s] = "bound"]
+    /\ rxqXsk' = CASE Redirect = "map" -> rxqXsk
+                  [] \A o \in Sockets \ {s} : st[o] # "bound" -> s
+                  [] Mutant = "rxq-xsk-two-sockets" -> rxqXsk
+                  [] OTHER -> None
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, inMap, arrived, fate,
+                   cpu, poller, pollStart, flush, lock, cnt, fastXs>>
+
+\* bpf_map_update_elem() of the socket into its XSKMAP entry:
+\* xsk_map_update_elem() takes an AF_XDP socket bound or not.
+XskMapUpdate(s) ==
+    /\ st[s] \in {"unbound", "bound"} /\ ~inMap[s]
+    /\ inMap' = [inMap EXCEPT ![s] = TRUE]
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, arrived, fate, cpu,
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* close(): xsk_release() deletes s from the XSKMAP and xsk_unbind_dev()
-\* sets XSK_UNBOUND; synchronize_net() follows.
+\* sets XSK_UNBOUND (and takes s out of netdev_rx_queue); synchronize_net()
+\* follows.
 XskRelease(s) ==
     /\ Closes /\ st[s] = "bound"
     /\ st' = [st EXCEPT ![s] = "unbinding"]
     /\ inMap' = [inMap EXCEPT ![s] = FALSE]
+    /\ rxqXsk' = IF rxqXsk = s /\ Mutant # "rxq-xsk-stale" THEN None ELSE rxqXsk
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, arrived, fate, cpu,
-                   poller, pollStart, flush, lock, cnt>>
+                   poller, pollStart, flush, lock, cnt, fastXs>>
 
 \* synchronize_net() returned: no poll or receive still holds s (none began
 \* before the unbind and is unfinished). The socket and its rings are
@@ -165,13 +215,13 @@ XskRelease(s) ==
 XskReleaseDone(s) ==
     /\ st[s] = "unbinding"
     /\ Mutant = "rx-release-no-sync"
-       \/ \A c \in Cpus : cpu[c].sock # s /\ s \notin flush[c]
+       \/ \A c \in Cpus : cpu[c].sock # s /\ s \notin flush[c] /\ fastXs[c] # s
     /\ st' = [st EXCEPT ![s] = "freed"]
     /\ ufree' = ufree \cup {rx[s][i].buf : i \in DOMAIN rx[s]}
     /\ rx' = [rx EXCEPT ![s] = <<>>]
     /\ rxPub' = [rxPub EXCEPT ![s] = 0]
     /\ UNCHANGED <<fq, fqHeld, kfree, inMap, arrived, fate, cpu, poller,
-                   pollStart, flush, lock, cnt>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 -----------------------------------------------------------------------------
 (* The driver's NAPI poll (Path = "driver") *)
@@ -183,38 +233,63 @@ NapiPoll(c) ==
     /\ poller' = c
     /\ pollStart' = arrived
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
-                   fate, cpu, flush, lock, cnt>>
+                   fate, cpu, flush, lock, cnt, rxqXsk, fastXs>>
+
+\* The sockets the driver flushes itself at the poll's end: the one its
+\* fast path received into (the mutants: none, or the queue's socket as
+\* netdev_rx_queue says at the end, which seed 002's xsk_flush reads).
+FastSet(c) == IF fastXs[c] = None THEN {} ELSE {fastXs[c]}
+DriverFlushes(c) ==
+    CASE Mutant = "redirect-xsk-missing-flush" -> {}
+      [] Mutant = "redirect-xsk-flush-rereads" ->
+            IF fastXs[c] # None /\ rxqXsk # None THEN {rxqXsk} ELSE {}
+      [] OTHER -> FastSet(c)
 
 \* The end of the poll: xdp_do_flush() runs __xsk_map_flush(), xsk_flush()
-\* of each socket on c's list, before napi_complete_done().
+\* of each socket on c's list, before napi_complete_done(); with the fast
+\* path the driver first runs xsk_flush() of its own socket.
 XdpDoFlush(c) ==
     /\ Path = "driver" /\ poller = c /\ cpu[c].stage = "idle"
     /\ arrived > pollStart
     /\ IF Mutant = "xdp-missing-flush"
-       THEN UNCHANGED <<rxPub, fqHeld, flush>>
-       ELSE /\ rxPub' = [s \in Sockets |-> IF s \in flush[c] THEN Len(rx[s])
+       THEN UNCHANGED <<rxPub, fqHeld, flush, fastXs>>
+       ELSE LET todo == flush[c] \cup DriverFlushes(c) IN
+            /\ rxPub' = [s \in Sockets |-> IF s \in todo THEN Len(rx[s])
                                             ELSE rxPub[s]]
-            /\ fqHeld' = IF flush[c] = {} THEN fqHeld ELSE 0
+            /\ fqHeld' = IF todo = {} THEN fqHeld ELSE 0
             /\ flush' = [flush EXCEPT ![c] = {}]
+            /\ fastXs' = [fastXs EXCEPT ![c] = None]
     /\ poller' = None
     /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, cpu,
-                   pollStart, lock, cnt>>
+                   pollStart, lock, cnt, rxqXsk>>
 
 -----------------------------------------------------------------------------
 (* One packet, from the XDP program to the rx ring *)
 
+\* bpf_redirect_xsk() with XSKMAP index k: XDP_REDIRECT_XSK when the queue
+\* keeps a socket and the map entry k is that socket (seed 002's helper
+\* does not look at k: the mutant).
+FastPath(k) ==
+    /\ Redirect = "xsk" /\ rxqXsk # None
+    /\ Mutant = "redirect-xsk-ignore-key" \/ (inMap[k] /\ k = rxqXsk)
+
 \* A packet of len chunks arrives on c (in the driver's poll, or through
 \* netif_receive_skb() on any CPU) and its XDP program runs. XDP_REDIRECT
-\* to s: the XSKMAP lookup, then xsk_rcv_check() on s.
+\* to XSKMAP index k: the lookup, then xsk_rcv_check() on the socket s
+\* there. XDP_REDIRECT_XSK: s is the queue's socket; no lookup is kept in
+\* bpf_redirect_info, and xsk_rcv_check() still runs.
 XdpRun(c) ==
     /\ cpu[c].stage = "idle" /\ arrived < MaxPkts
     /\ IF Path = "driver"
        THEN poller = c /\ (arrived - pollStart < PollBudget \/ Mutant = "napi-budget-overrun")
        ELSE TRUE
     /\ arrived' = arrived + 1
-    /\ \E v \in Verdicts, s \in Sockets, len \in 1..MaxLen :
+    /\ \E v \in Verdicts, k \in Sockets, len \in 1..MaxLen :
         LET p == arrived + 1
-            go == [Idle EXCEPT !.pkt = p, !.sock = s, !.len = len,
+            fast == v = "redirect" /\ FastPath(k)
+            s == IF fast THEN rxqXsk ELSE k
+            go == [Idle EXCEPT !.pkt = p, !.sock = s, !.key = k, !.len = len,
+                               !.fast = fast,
                                !.stage = IF Path = "generic" THEN "lock"
                                          ELSE "alloc"]
         IN CASE v = "drop" ->
@@ -223,7 +298,7 @@ XdpRun(c) ==
              [] v = "pass" ->
                   /\ fate' = [fate EXCEPT ![p] = "xdp_pass"]
                   /\ UNCHANGED <<cpu, cnt>>
-             [] ~inMap[s] \/ st[s] # "bound" ->
+             [] ~(fast \/ inMap[k]) \/ st[s] # "bound" ->
                   \* an empty map entry or an unbound socket: -ENXIO, and
                   \* the driver frees the frame
                   /\ fate' = IF Mutant = "rx-redirect-err-lost" THEN fate
@@ -239,7 +314,7 @@ XdpRun(c) ==
                   /\ cpu' = [cpu EXCEPT ![c] = go]
                   /\ UNCHANGED cnt
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, poller,
-                   pollStart, flush, lock>>
+                   pollStart, flush, lock, rxqXsk, fastXs>>
 
 \* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock).
 RxLock(c) ==
@@ -248,7 +323,7 @@ RxLock(c) ==
     /\ lock' = [lock EXCEPT ![LockOf(cpu[c].sock)] = c]
     /\ cpu' = [cpu EXCEPT ![c].stage = "alloc"]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
-                   fate, poller, pollStart, flush, cnt>>
+                   fate, poller, pollStart, flush, cnt, rxqXsk, fastXs>>
 
 \* Before taking any buffer, __xsk_rcv() checks a packet of several chunks
 \* whole: xsk_buff_can_alloc() for every chunk, xskq_prod_nb_free() for
@@ -267,7 +342,7 @@ XskRcvCheckRoom(c) ==
               /\ cpu' = [cpu EXCEPT ![c].stage = "take"]
               /\ UNCHANGED <<fate, cnt>>
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
-                   poller, pollStart, flush, lock>>
+                   poller, pollStart, flush, lock, rxqXsk, fastXs>>
 
 \* xsk_buff_alloc() of one chunk: from pool->free_list if it has one.
 XpAllocFree(c) ==
@@ -278,7 +353,7 @@ XpAllocFree(c) ==
     /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, Head(kfree))]
     /\ kfree' = Tail(kfree)
     /\ UNCHANGED <<ufree, fq, fqHeld, rx, rxPub, st, inMap, arrived, fate,
-                   poller, pollStart, flush, lock, cnt>>
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* Otherwise from the fill ring: the entry at cached_cons is read...
 XpAllocPeek(c) ==
@@ -288,7 +363,7 @@ XpAllocPeek(c) ==
     /\ kfree = <<>> /\ fq # <<>>
     /\ cpu' = [cpu EXCEPT ![c].peek = Head(fq)]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
-                   fate, poller, pollStart, flush, lock, cnt>>
+                   fate, poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* ... and cached_cons moves past it (xskq_cons_release()). The fill
 \* ring's consumer is published later, by xsk_flush().
@@ -299,7 +374,7 @@ XpAllocTake(c) ==
     /\ fq' = Tail(fq)
     /\ fqHeld' = fqHeld + 1
     /\ UNCHANGED <<ufree, kfree, rx, rxPub, st, inMap, arrived, fate, poller,
-                   pollStart, flush, lock, cnt>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* A single chunk finds no buffer: rx_dropped (-ENOMEM).
 XpAllocFail(c) ==
@@ -309,7 +384,18 @@ XpAllocFail(c) ==
        ELSE Bump(cpu[c].sock, "rx_dropped")
     /\ Finish(c, "rx_dropped")
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
-                   poller, pollStart, flush, lock>>
+                   poller, pollStart, flush, lock, rxqXsk, fastXs>>
+
+\* Once c has reserved into s, s is flushed at the poll's end: xsk_rcv()
+\* puts it on the CPU's XSKMAP flush list; the fast path keeps it in the
+\* driver's slot instead, or on the list if the slot holds another socket.
+Listed(c, s) ==
+    IF Path = "generic" THEN UNCHANGED <<flush, fastXs>>
+    ELSE IF cpu[c].fast /\ fastXs[c] \in {None, s}
+    THEN /\ fastXs' = [fastXs EXCEPT ![c] = s]
+         /\ UNCHANGED flush
+    ELSE /\ flush' = [flush EXCEPT ![c] = @ \cup {s}]
+         /\ UNCHANGED fastXs
 
 \* Every chunk copied: xskq_prod_reserve_desc() for each, XDP_PKT_CONTD on
 \* all but the last (a single chunk may find the ring full: rx_queue_full,
@@ -327,8 +413,7 @@ XskRcvReserve(c) ==
        IN IF n = Len(b)
           THEN /\ rx' = [rx EXCEPT ![s] = @ \o descs]
                /\ kfree' = kfree
-               /\ flush' = IF Path = "driver" THEN [flush EXCEPT ![c] = @ \cup {s}]
-                           ELSE flush
+               /\ Listed(c, s)
                /\ UNCHANGED cnt
                /\ Finish(c, "rx")
           ELSE IF n = 0
@@ -337,18 +422,17 @@ XskRcvReserve(c) ==
                            ELSE <<b[1]>> \o kfree
                /\ Bump(s, "rx_queue_full")
                /\ Finish(c, "rx_queue_full")
-               /\ UNCHANGED <<rx, flush>>
+               /\ UNCHANGED <<rx, flush, fastXs>>
           ELSE \* several chunks past a missing whole-packet check, each
                \* reserved with the checked xskq_prod_reserve_desc(): what
                \* fits goes on the ring, the rest back to the free list
                /\ rx' = [rx EXCEPT ![s] = @ \o descs]
                /\ kfree' = [i \in 1..(Len(b) - n) |-> b[n + i]] \o kfree
-               /\ flush' = IF Path = "driver" THEN [flush EXCEPT ![c] = @ \cup {s}]
-                           ELSE flush
+               /\ Listed(c, s)
                /\ UNCHANGED cnt
                /\ Finish(c, "rx")
     /\ UNCHANGED <<ufree, fq, fqHeld, rxPub, st, inMap, arrived, poller,
-                   pollStart, lock>>
+                   pollStart, lock, rxqXsk>>
 
 \* xsk_generic_rcv(): xsk_flush() publishes s's rx producer and the fill
 \* ring's consumer, then the lock is released.
@@ -360,7 +444,7 @@ XskFlush(c) ==
     /\ fqHeld' = 0
     /\ cpu' = [cpu EXCEPT ![c] = Idle]
     /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, poller,
-                   pollStart, flush, cnt>>
+                   pollStart, flush, cnt, rxqXsk, fastXs>>
 
 \* Every packet received and every CPU idle: the behaviour may end here.
 Done ==
@@ -372,6 +456,7 @@ Done ==
 Next ==
     \/ UserFill \/ Done
     \/ \E s \in Sockets : UserRecv(s) \/ XskRelease(s) \/ XskReleaseDone(s)
+                         \/ XskBind(s) \/ XskMapUpdate(s)
     \/ \E c \in Cpus :
         \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ RxLock(c)
         \/ XskRcvCheckRoom(c) \/ XpAllocFree(c) \/ XpAllocPeek(c)
@@ -425,18 +510,30 @@ MultiBufAllOrNone ==
 \* empty and every descriptor reserved is published (xdp_do_flush()).
 FlushedAtPollEnd ==
     Path = "driver" /\ poller = None =>
-        /\ \A c \in Cpus : flush[c] = {}
+        /\ \A c \in Cpus : flush[c] = {} /\ fastXs[c] = None
         /\ \A s \in Sockets : rxPub[s] = Len(rx[s])
 
 \* A NAPI poll handles at most its budget of packets.
 NapiBudget == poller # None => arrived - pollStart <= PollBudget
 
-\* No receive, flush list or ring write touches a socket that was freed.
+\* No receive, flush list, driver slot, queue pointer or ring write
+\* touches a socket that was freed.
 NoUseAfterFree ==
     \A s \in Sockets : st[s] = "freed" =>
         /\ \A c \in Cpus : cpu[c].sock # s
-        /\ \A c \in Cpus : s \notin flush[c]
+        /\ \A c \in Cpus : s \notin flush[c] /\ fastXs[c] # s
+        /\ rxqXsk # s
         /\ rx[s] = <<>>
+
+\* A receive goes to the socket its program's XSKMAP index named.
+DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].key
+
+\* The queue's socket pointer is in step with bind and unbind: it names a
+\* bound socket, and the only one bound to the queue.
+RxqXskInStep ==
+    rxqXsk # None =>
+        /\ st[rxqXsk] = "bound"
+        /\ \A o \in Sockets \ {rxqXsk} : st[o] # "bound"
 
 \* Symmetry of CPUs is sound: no action or property tells them apart.
 Perms == Permutations(Cpus)

@@ -81,19 +81,9 @@ pub fn mutants_of(root: &Path, man: &Manifest, spec: &str, reviewed: &Reviewed) 
     for m in man.models.iter().filter(|m| m.spec == spec) {
         roots.extend(tla::reach::idents_of(&read(&specs.join(&m.config))?));
     }
-    let module = spec.trim_end_matches(".tla");
     for dir in [specs.clone(), specs.join("mc")] {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for e in entries.flatten() {
-            let p = e.path();
-            if p == path || p.extension().is_none_or(|x| x != "tla") {
-                continue;
-            }
-            let other = read(&p)?;
-            let ids = tla::reach::idents_of(&other);
-            if ids.contains(module) && (ids.contains("EXTENDS") || ids.contains("INSTANCE")) {
-                roots.extend(ids);
-            }
+        for p in extenders(&dir, spec)? {
+            roots.extend(tla::reach::idents_of(&read(&p)?));
         }
     }
     let unreached = tla::reach::unreached(&text, &roots);
@@ -105,6 +95,37 @@ pub fn mutants_of(root: &Path, man: &Manifest, spec: &str, reviewed: &Reviewed) 
         }
     }
     Ok(out)
+}
+
+/// The modules in `dir` other than `spec` that extend or instantiate it.
+fn extenders(dir: &Path, spec: &str) -> Result<Vec<PathBuf>, String> {
+    let module = spec.trim_end_matches(".tla");
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.file_name().is_some_and(|n| n == spec) || p.extension().is_none_or(|x| x != "tla") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let ids = tla::reach::idents_of(&text);
+        if ids.contains(module) && (ids.contains("EXTENDS") || ids.contains("INSTANCE")) {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The CI-tier models a mutant of `spec` runs: the spec's own, and those
+/// of the specs of specs/ built on it (XskRedirectXsk.tla on XskRx.tla),
+/// which check its definitions the spec's own models leave alone.
+pub fn models_of<'a>(root: &Path, man: &'a Manifest, spec: &str) -> Result<Vec<&'a Model>, String> {
+    let on: Vec<String> = extenders(&root.join("specs"), spec)?
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    Ok(man.models.iter().filter(|m| m.tier == "ci" && (m.spec == spec || on.contains(&m.spec))).collect())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
@@ -178,9 +199,29 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
     let specs = if opts.specs.is_empty() { specs(man) } else { opts.specs.clone() };
     let mut out = Vec::new();
     for spec in &specs {
-        let models: Vec<&Model> = man.models.iter().filter(|m| m.tier == "ci" && &m.spec == spec).collect();
+        let models = models_of(root, man, spec)?;
         if models.is_empty() {
             return Err(format!("{spec}: no CI-tier model in the manifest runs it"));
+        }
+        let original = std::fs::read_to_string(root.join("specs").join(spec)).map_err(|e| format!("{spec}: {e}"))?;
+        let SpecMutants { run: all, unchecked } = mutants_of(root, man, spec, reviewed)?;
+        let all: Vec<TlaMutant> = all
+            .into_iter()
+            .filter(|m| opts.only.is_empty() || opts.only.iter().any(|o| m.id.contains(o.as_str())))
+            .collect();
+        let chosen: Vec<&TlaMutant> = match opts.sample {
+            Some(n) => {
+                let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
+                let keep = sample::pick(&ids, n);
+                all.iter().filter(|m| keep.contains(&m.id.as_str())).collect()
+            }
+            None => all.iter().collect(),
+        };
+        if chosen.is_empty() {
+            if opts.progress {
+                eprintln!("  {spec}: no mutants to run");
+            }
+            continue;
         }
         let reference = man.policy(spec).reference;
         let reference = reference.as_ref();
@@ -205,20 +246,6 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
             timed.push(Timed { model: m, seconds: r.seconds });
         }
         timed.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
-        let original = std::fs::read_to_string(root.join("specs").join(spec)).map_err(|e| format!("{spec}: {e}"))?;
-        let SpecMutants { run: all, unchecked } = mutants_of(root, man, spec, reviewed)?;
-        let all: Vec<TlaMutant> = all
-            .into_iter()
-            .filter(|m| opts.only.is_empty() || opts.only.iter().any(|o| m.id.contains(o.as_str())))
-            .collect();
-        let chosen: Vec<&TlaMutant> = match opts.sample {
-            Some(n) => {
-                let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
-                let keep = sample::pick(&ids, n);
-                all.iter().filter(|m| keep.contains(&m.id.as_str())).collect()
-            }
-            None => all.iter().collect(),
-        };
         if opts.progress {
             eprintln!("  {spec}: {} mutants ({} in all), {} models", chosen.len(), all.len(), timed.len());
             let defs: Vec<String> = unchecked.iter().filter(|(_, n)| *n > 0).map(|(d, n)| format!("{d} ({n})")).collect();
@@ -300,6 +327,18 @@ pub fn run(tlc: &Tlc, root: &Path, man: &Manifest, reviewed: &Reviewed, opts: &T
 mod tests {
     use super::*;
     use ringlab_tlc::Parser;
+
+    #[test]
+    fn a_mutant_of_a_spec_runs_the_models_of_the_specs_built_on_it() {
+        let root = ringlab_tlc::manifest::find_root().unwrap();
+        let man = Manifest::load(&root.join("specs/manifest.json")).unwrap();
+        let names = |spec: &str| -> Vec<String> { models_of(&root, &man, spec).unwrap().iter().map(|m| m.name.clone()).collect() };
+        let rx = names("XskRx.tla");
+        assert!(rx.contains(&"xsk-rx-driver".to_string()) && rx.contains(&"xsk-redirect-xsk".to_string()), "{rx:?}");
+        // and not the other way round
+        let fast = names("XskRedirectXsk.tla");
+        assert!(fast.contains(&"xsk-redirect-xsk".to_string()) && !fast.contains(&"xsk-rx-driver".to_string()), "{fast:?}");
+    }
 
     #[test]
     fn a_spec_that_does_not_parse_is_unviable_a_runtime_error_is_not() {

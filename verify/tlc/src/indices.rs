@@ -43,6 +43,9 @@ struct Layout {
     rings: &'static [RingVar],
     /// Functions to integers (per niov, per socket), one column per key.
     counters: &'static [&'static str],
+    /// Those of `counters` shown only when they change in the trace: state
+    /// of a mode most models leave off (XskRx's fast path).
+    only_if_moving: &'static [&'static str],
 }
 
 const TX: RingVar = RingVar { var: "tx", name: "tx", reserved: None, published: None, held: None, user_produces: true, per_socket: true };
@@ -51,6 +54,7 @@ const CQ: RingVar = RingVar { var: "cq", name: "cq", reserved: Some("resv"), pub
 const COPY_TX: Layout = Layout {
     rings: &[TX, CQ],
     counters: &[],
+    only_if_moving: &[],
 };
 
 const SHARED_UMEM: Layout = Layout {
@@ -61,19 +65,22 @@ const SHARED_UMEM: Layout = Layout {
         RingVar { var: "rx", name: "rx", reserved: None, published: None, held: None, user_produces: false, per_socket: true },
     ],
     counters: &["spent"],
+    only_if_moving: &[],
 };
 
-const DEVMEM: Layout = Layout { rings: &[], counters: &["pool", "ppref", "uref"] };
+const DEVMEM: Layout = Layout { rings: &[], counters: &["pool", "ppref", "uref"], only_if_moving: &[] };
 
 /// XskRx: the fill ring's consumer is the kernel's cached_cons (fqHeld
 /// entries past what it has published); an rx ring's first rxPub[s]
-/// entries are published, the rest reserved.
+/// entries are published, the rest reserved. With the fast path
+/// (XskRedirectXsk), the queue's socket pointer and the driver's slot.
 const XSK_RX: Layout = Layout {
     rings: &[
         RingVar { var: "fq", name: "fq", reserved: None, published: None, held: Some("fqHeld"), user_produces: true, per_socket: false },
         RingVar { var: "rx", name: "rx", reserved: None, published: Some("rxPub"), held: None, user_produces: false, per_socket: true },
     ],
-    counters: &["cnt"],
+    counters: &["cnt", "rxqXsk", "fastXs"],
+    only_if_moving: &["rxqXsk", "fastXs"],
 };
 
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
@@ -205,6 +212,13 @@ pub fn dump(states: &[(&str, Map<String, Json>)]) -> Option<Dump> {
     if rows.iter().any(|r| r.len() != columns.len()) {
         return None;
     }
+    let still = |i: usize| rows.iter().all(|r| r[i] == rows[0][i]);
+    let drop: Vec<usize> = (0..columns.len())
+        .filter(|&i| lay.only_if_moving.iter().any(|c| columns[i] == *c || columns[i].starts_with(&format!("{c}["))) && still(i))
+        .collect();
+    let keep = |i: &usize| !drop.contains(i);
+    let columns = (0..columns.len()).filter(keep).map(|i| columns[i].clone()).collect();
+    let rows = rows.iter().map(|r| (0..r.len()).filter(keep).map(|i| r[i].clone()).collect()).collect();
     Some(Dump { columns, rows })
 }
 

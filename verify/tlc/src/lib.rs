@@ -345,7 +345,7 @@ impl Parser {
             }
             2112 => {
                 if let Some(p) = between(&text, "Action property ", " is violated") {
-                    self.outcome = Some(Outcome::Violation(p.to_string()));
+                    self.outcome = Some(Outcome::Violation(self.action_property(p)));
                 }
             }
             2114 => self.outcome = Some(Outcome::Deadlock),
@@ -396,6 +396,17 @@ impl Parser {
             _ => {}
         }
         None
+    }
+
+    /// The property TLC reports as broken. TLC names a property that is a
+    /// formula of another module (`Refinement == Abs!Spec`) by where its
+    /// action sits ("line 465, col 17 to ... of module XskRx"); the cfg's
+    /// one PROPERTY is then the name. With several, the location stays.
+    fn action_property(&self, reported: &str) -> String {
+        if reported.starts_with("line ") && self.properties.len() == 1 {
+            return self.properties[0].clone();
+        }
+        reported.to_string()
     }
 
     /// The result of a whole `-tool` output at once, as if TLC had exited
@@ -579,6 +590,22 @@ mod tests {
         let r = p.finish(1.0, Some(13), "");
         assert_eq!(r.outcome.label(), "liveness:EveryEntryConsumed");
         assert_eq!(r.loop_end, Some(LoopEnd::Stuttering));
+    }
+
+    #[test]
+    fn names_a_refinement_that_tlc_reports_by_location() {
+        let out = "@!@!@STARTMSG 2112:1 @!@!@\nAction property line 465, col 17 to line 465, col 29 of module XskRx is violated.\n@!@!@ENDMSG 2112 @!@!@";
+        let mut p = Parser::new(&["Refinement".to_string()]);
+        feed(&mut p, out);
+        assert_eq!(p.finish(1.0, Some(13), "").outcome.label(), "violation:Refinement");
+        // Two properties: which one broke is not known, so the location stays.
+        let mut p = Parser::new(&["Refinement".to_string(), "Other".to_string()]);
+        feed(&mut p, out);
+        assert!(p.finish(1.0, Some(13), "").outcome.label().contains("line 465"));
+        // A named action property keeps its name.
+        let mut p = Parser::new(&["Refinement".to_string()]);
+        feed(&mut p, "@!@!@STARTMSG 2112:1 @!@!@\nAction property Safe is violated.\n@!@!@ENDMSG 2112 @!@!@");
+        assert_eq!(p.finish(1.0, Some(13), "").outcome.label(), "violation:Safe");
     }
 
     #[test]
