@@ -74,7 +74,8 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rx-redirect-err-lost", "napi-budget-overrun",
                    "redirect-xsk-ignore-key", "rxq-xsk-two-sockets",
                    "rxq-xsk-stale", "redirect-xsk-missing-flush",
-                   "redirect-xsk-flush-rereads"}
+                   "redirect-xsk-flush-rereads", "rx-fill-overrun",
+                   "rx-flush-no-fq-release", "rx-room-from-published"}
 
 Sockets == 1..NSockets
 Bufs == 1..NBufs
@@ -159,7 +160,7 @@ Finish(c, f) ==
 \* xsk_ring_prod__reserve/submit on the fill ring: room is what the kernel
 \* has published as consumed.
 UserFill ==
-    /\ Len(fq) + fqHeld < FqSize
+    /\ Len(fq) + fqHeld < FqSize \/ Mutant = "rx-fill-overrun"
     /\ \E b \in ufree :
         /\ fq' = Append(fq, b)
         /\ ufree' = ufree \ {b}
@@ -256,7 +257,8 @@ XdpDoFlush(c) ==
        ELSE LET todo == flush[c] \cup DriverFlushes(c) IN
             /\ rxPub' = [s \in Sockets |-> IF s \in todo THEN Len(rx[s])
                                             ELSE rxPub[s]]
-            /\ fqHeld' = IF todo = {} THEN fqHeld ELSE 0
+            /\ fqHeld' = IF todo = {} \/ Mutant = "rx-flush-no-fq-release"
+                         THEN fqHeld ELSE 0
             /\ flush' = [flush EXCEPT ![c] = {}]
             /\ fastXs' = [fastXs EXCEPT ![c] = None]
     /\ poller' = None
@@ -406,7 +408,10 @@ XskRcvReserve(c) ==
     /\ cpu[c].len > 0 /\ Len(cpu[c].bufs) = cpu[c].len
     /\ LET s == cpu[c].sock
            b == cpu[c].bufs
-           room == RxSize - Len(rx[s])
+           \* the free entries: cached_prod's distance from the consumer
+           \* (the mutant counts from the published producer)
+           room == RxSize - (IF Mutant = "rx-room-from-published" THEN rxPub[s]
+                             ELSE Len(rx[s]))
            n == IF room < Len(b) THEN room ELSE Len(b)
            descs == [i \in 1..n |-> [buf |-> b[i], pkt |-> cpu[c].pkt,
                                      contd |-> i < Len(b)]]
@@ -441,7 +446,7 @@ XskFlush(c) ==
     /\ LET s == cpu[c].sock IN
        /\ rxPub' = [rxPub EXCEPT ![s] = Len(rx[s])]
        /\ lock' = [lock EXCEPT ![LockOf(s)] = None]
-    /\ fqHeld' = 0
+    /\ fqHeld' = IF Mutant = "rx-flush-no-fq-release" THEN fqHeld ELSE 0
     /\ cpu' = [cpu EXCEPT ![c] = Idle]
     /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, poller,
                    pollStart, flush, cnt, rxqXsk, fastXs>>
@@ -480,6 +485,20 @@ Places(b) ==
 
 \* Every buffer is in exactly one place: none lost, none handed out twice.
 BufConservation == \A b \in Bufs : Places(b) = 1
+
+\* No ring holds more than its size: the fill ring's entries not yet
+\* consumed and those consumed but not released (the producer may not
+\* pass the published consumer by more than the ring), each rx ring's
+\* descriptors.
+RingsBounded ==
+    /\ Len(fq) + fqHeld <= FqSize
+    /\ \A s \in Sockets : Len(rx[s]) <= RxSize
+
+\* The fill-ring entries the kernel consumed and has not released name
+\* buffers the kernel still has (on the free list, in a receive, on an rx
+\* ring): a flush that does not release the consumer leaves the
+\* application's room short of buffers it got back.
+FillHeldReal == fqHeld <= NBufs - Cardinality(ufree) - Len(fq)
 
 \* Every packet that arrived is being received or has exactly one end,
 \* and one that ended on an rx ring has its descriptors there (or the
