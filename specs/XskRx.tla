@@ -412,7 +412,7 @@ XskRcvReserve(c) ==
            \* (the mutant counts from the published producer)
            room == RxSize - (IF Mutant = "rx-room-from-published" THEN rxPub[s]
                              ELSE Len(rx[s]))
-           n == IF room < Len(b) THEN room ELSE Len(b)
+           n == IF room <= 0 THEN 0 ELSE IF room < Len(b) THEN room ELSE Len(b)
            descs == [i \in 1..n |-> [buf |-> b[i], pkt |-> cpu[c].pkt,
                                      contd |-> i < Len(b)]]
        IN IF n = Len(b)
@@ -422,9 +422,10 @@ XskRcvReserve(c) ==
                /\ UNCHANGED cnt
                /\ Finish(c, "rx")
           ELSE IF n = 0
-          THEN \* a single chunk and a full ring: the buffer goes back
+          THEN \* a full ring: the buffer goes back (a single chunk; the
+               \* chunks of a packet past a missing whole-packet check too)
                /\ kfree' = IF Mutant = "rx-full-leak" THEN kfree
-                           ELSE <<b[1]>> \o kfree
+                           ELSE b \o kfree
                /\ Bump(s, "rx_queue_full")
                /\ Finish(c, "rx_queue_full")
                /\ UNCHANGED <<rx, flush, fastXs>>

@@ -30,6 +30,20 @@ pub trait SpecMachine {
     fn canonical(&self, s: &Self::State) -> Self::State {
         s.clone()
     }
+
+    /// The first PROPERTY the step to `to` violates, as TLC checks a
+    /// property it reads as an implied action: `from` is the state and
+    /// action the step leaves from, None when `to` is an initial state
+    /// (checked against the property's initial predicate). Checked on
+    /// every step the search takes, to a new state or not, after the
+    /// invariants. None when the model has no such property.
+    fn step_violated(
+        &self,
+        _from: Option<(&Self::State, &Self::Action)>,
+        _to: &Self::State,
+    ) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The candidates `step` allows, each with the state it leads to.
@@ -252,13 +266,33 @@ pub fn bfs<M: SpecMachine>(
      -> Option<Outcome<M::State, M::Action>> {
         generated += 1;
         let key = m.canonical(&state);
+        let from = parent.as_ref().map(|(i, a)| (&nodes[*i].state, a));
         if index.contains_key(&key) {
-            return None;
+            let property = m.step_violated(from, &state)?;
+            let trace = match parent {
+                Some((i, a)) => {
+                    let mut trace = trace_to(nodes, i);
+                    trace.steps.push((a, state));
+                    trace
+                }
+                None => Trace {
+                    init: state,
+                    steps: Vec::new(),
+                },
+            };
+            return Some(Outcome::Violation {
+                invariant: property,
+                trace,
+            });
         }
         let bad = m.first_violated(&state);
+        let bad_step = match bad {
+            None => m.step_violated(from, &state),
+            Some(_) => None,
+        };
         index.insert(key, nodes.len());
         nodes.push(Node { state, parent });
-        if let Some(invariant) = bad {
+        if let Some(invariant) = bad.or(bad_step) {
             return Some(Outcome::Violation {
                 invariant,
                 trace: trace_to(nodes, nodes.len() - 1),

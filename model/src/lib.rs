@@ -15,6 +15,7 @@ pub mod explore;
 pub mod replay;
 pub mod tla;
 pub mod xsk_ring;
+pub mod xsk_rx;
 
 pub use explore::{bfs, explore, ExploreOptions, ExploreResult, Outcome, SpecMachine, Trace};
 pub use replay::{replay, replay_checking, states_from_dump, ReplayError};

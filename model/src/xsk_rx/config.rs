@@ -1,0 +1,381 @@
+//! The CONSTANTS of specs/XskRx.tla and the ASSUMEs on them.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+use super::state::{Cpu, Sock};
+
+/// Path: how packets reach __xsk_rcv().
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RxPath {
+    /// "driver": native XDP in the queue's NAPI poll, xdp_do_flush() at
+    /// the poll's end.
+    Driver,
+    /// "generic": xsk_generic_rcv() on any CPU, under pool->rx_lock.
+    Generic,
+}
+
+impl RxPath {
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            RxPath::Driver => "driver",
+            RxPath::Generic => "generic",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<RxPath> {
+        [RxPath::Driver, RxPath::Generic]
+            .into_iter()
+            .find(|p| p.id() == s)
+    }
+}
+
+/// What the XDP program returns (an element of Verdicts). The order is
+/// the order XdpRun's `\E v \in Verdicts` tries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Verdict {
+    /// "redirect": XDP_REDIRECT to an XSKMAP index (or XDP_REDIRECT_XSK).
+    Redirect,
+    /// "drop": XDP_DROP.
+    Drop,
+    /// "pass": XDP_PASS.
+    Pass,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 3] = [Verdict::Redirect, Verdict::Drop, Verdict::Pass];
+
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Verdict::Redirect => "redirect",
+            Verdict::Drop => "drop",
+            Verdict::Pass => "pass",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.id() == s)
+    }
+}
+
+/// Redirect: "map" (6.12.117, the XSKMAP only) or "xsk" (seed 002's
+/// XDP_REDIRECT_XSK fast path beside it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Redirect {
+    Map,
+    Xsk,
+}
+
+impl Redirect {
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Redirect::Map => "map",
+            Redirect::Xsk => "xsk",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Redirect> {
+        [Redirect::Map, Redirect::Xsk]
+            .into_iter()
+            .find(|r| r.id() == s)
+    }
+}
+
+/// Mutant: "none" or one of the mutant ids of the spec's ASSUME.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Mutant {
+    None,
+    /// "xdp-missing-flush": the poll ends without xdp_do_flush().
+    XdpMissingFlush,
+    /// "xsk-gen-rx-race": rx_lock per socket, not per pool
+    /// (CVE-2025-37920).
+    XskGenRxRace,
+    /// "rx-release-no-sync": the socket is freed without
+    /// synchronize_net().
+    RxReleaseNoSync,
+    /// "rx-mb-no-space-check": no whole-packet xskq_prod_nb_free() check.
+    RxMbNoSpaceCheck,
+    /// "rx-full-leak": a full rx ring keeps the packet's buffer.
+    RxFullLeak,
+    /// "rx-alloc-fail-uncounted": an empty fill ring drops uncounted.
+    RxAllocFailUncounted,
+    /// "rx-redirect-err-lost": a redirect error gives the packet no fate.
+    RxRedirectErrLost,
+    /// "napi-budget-overrun": the poll does not stop at its budget.
+    NapiBudgetOverrun,
+    /// "redirect-xsk-ignore-key": bpf_redirect_xsk() ignores the index.
+    RedirectXskIgnoreKey,
+    /// "rxq-xsk-two-sockets": a second bind keeps the queue's socket.
+    RxqXskTwoSockets,
+    /// "rxq-xsk-stale": release keeps the queue's socket.
+    RxqXskStale,
+    /// "redirect-xsk-missing-flush": the driver does not flush its own
+    /// socket.
+    RedirectXskMissingFlush,
+    /// "redirect-xsk-flush-rereads": the driver flushes the socket
+    /// netdev_rx_queue names at the poll's end.
+    RedirectXskFlushRereads,
+    /// "rx-fill-overrun": the application fills the fill ring without
+    /// counting the entries consumed and not released.
+    RxFillOverrun,
+    /// "rx-flush-no-fq-release": a flush publishes the rx producer but not
+    /// the fill ring's consumer.
+    RxFlushNoFqRelease,
+    /// "rx-room-from-published": the rx ring's free entries counted from
+    /// the published producer instead of cached_prod.
+    RxRoomFromPublished,
+}
+
+impl Mutant {
+    pub const ALL: [Mutant; 17] = [
+        Mutant::None,
+        Mutant::XdpMissingFlush,
+        Mutant::XskGenRxRace,
+        Mutant::RxReleaseNoSync,
+        Mutant::RxMbNoSpaceCheck,
+        Mutant::RxFullLeak,
+        Mutant::RxAllocFailUncounted,
+        Mutant::RxRedirectErrLost,
+        Mutant::NapiBudgetOverrun,
+        Mutant::RedirectXskIgnoreKey,
+        Mutant::RxqXskTwoSockets,
+        Mutant::RxqXskStale,
+        Mutant::RedirectXskMissingFlush,
+        Mutant::RedirectXskFlushRereads,
+        Mutant::RxFillOverrun,
+        Mutant::RxFlushNoFqRelease,
+        Mutant::RxRoomFromPublished,
+    ];
+
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Mutant::None => "none",
+            Mutant::XdpMissingFlush => "xdp-missing-flush",
+            Mutant::XskGenRxRace => "xsk-gen-rx-race",
+            Mutant::RxReleaseNoSync => "rx-release-no-sync",
+            Mutant::RxMbNoSpaceCheck => "rx-mb-no-space-check",
+            Mutant::RxFullLeak => "rx-full-leak",
+            Mutant::RxAllocFailUncounted => "rx-alloc-fail-uncounted",
+            Mutant::RxRedirectErrLost => "rx-redirect-err-lost",
+            Mutant::NapiBudgetOverrun => "napi-budget-overrun",
+            Mutant::RedirectXskIgnoreKey => "redirect-xsk-ignore-key",
+            Mutant::RxqXskTwoSockets => "rxq-xsk-two-sockets",
+            Mutant::RxqXskStale => "rxq-xsk-stale",
+            Mutant::RedirectXskMissingFlush => "redirect-xsk-missing-flush",
+            Mutant::RedirectXskFlushRereads => "redirect-xsk-flush-rereads",
+            Mutant::RxFillOverrun => "rx-fill-overrun",
+            Mutant::RxFlushNoFqRelease => "rx-flush-no-fq-release",
+            Mutant::RxRoomFromPublished => "rx-room-from-published",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Mutant> {
+        Mutant::ALL.into_iter().find(|m| m.id() == s)
+    }
+}
+
+/// An id that is not one of the spec's mutants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownMutant(pub String);
+
+impl fmt::Display for UnknownMutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ids: Vec<&str> = Mutant::ALL.iter().map(|m| m.id()).collect();
+        write!(
+            f,
+            "unknown xsk-rx mutant \"{}\": XskRx.tla knows {}",
+            self.0,
+            ids.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownMutant {}
+
+impl FromStr for Mutant {
+    type Err = UnknownMutant;
+
+    fn from_str(s: &str) -> Result<Mutant, UnknownMutant> {
+        Mutant::from_id(s).ok_or_else(|| UnknownMutant(s.to_string()))
+    }
+}
+
+/// The spec's CONSTANTS. CPUs are model values, named here and numbered
+/// by their position in `cpus` (the order the .cfg lists them); sockets,
+/// buffers and packets are the spec's numbers 1..N.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Cpus.
+    pub cpus: Vec<String>,
+    /// NSockets: sockets on the queue's pool, 1..NSockets.
+    pub n_sockets: u8,
+    /// NBufs: umem chunks.
+    pub n_bufs: u8,
+    /// MaxPkts: packets that arrive.
+    pub max_pkts: u8,
+    /// MaxLen: chunks a packet may need.
+    pub max_len: u8,
+    /// SG: the sockets were bound with XDP_USE_SG.
+    pub sg: bool,
+    /// FqSize: entries of the shared fill ring.
+    pub fq_size: u32,
+    /// RxSize: entries of each rx ring.
+    pub rx_size: u32,
+    /// PollBudget: packets one NAPI poll handles.
+    pub poll_budget: u32,
+    /// Path.
+    pub path: RxPath,
+    /// Verdicts, in Verdict's order, without repeats.
+    pub verdicts: Vec<Verdict>,
+    /// Closes: an application may close its socket.
+    pub closes: bool,
+    /// LateBind: sockets that start unbound and out of the XSKMAP,
+    /// ascending.
+    pub late_bind: Vec<Sock>,
+    /// Redirect.
+    pub redirect: Redirect,
+    pub mutant: Mutant,
+}
+
+impl Config {
+    /// MCXskRx_Driver.cfg: native XDP on two CPUs, two sockets, packets of
+    /// one or two chunks, every verdict, sockets closing.
+    pub fn driver() -> Config {
+        Config {
+            cpus: vec!["c1".into(), "c2".into()],
+            n_sockets: 2,
+            n_bufs: 2,
+            max_pkts: 3,
+            max_len: 2,
+            sg: true,
+            fq_size: 2,
+            rx_size: 1,
+            poll_budget: 2,
+            path: RxPath::Driver,
+            verdicts: Verdict::ALL.to_vec(),
+            closes: true,
+            late_bind: vec![],
+            redirect: Redirect::Map,
+            mutant: Mutant::None,
+        }
+    }
+
+    /// MCXskRx_Generic.cfg: generic XDP, single chunks, XDP_REDIRECT only.
+    pub fn generic() -> Config {
+        Config {
+            max_len: 1,
+            sg: false,
+            path: RxPath::Generic,
+            verdicts: vec![Verdict::Redirect],
+            ..Config::driver()
+        }
+    }
+
+    /// MCXskRedirectXsk_Fast.cfg: the fast path, socket 2 bound late.
+    pub fn fast() -> Config {
+        Config {
+            verdicts: vec![Verdict::Redirect, Verdict::Drop],
+            late_bind: vec![2],
+            redirect: Redirect::Xsk,
+            ..Config::driver()
+        }
+    }
+
+    /// The same constants with another mutant.
+    pub fn with_mutant(self, mutant: Mutant) -> Config {
+        Config { mutant, ..self }
+    }
+
+    /// The constants of XskRedirectXsk.tla's `Map` instance: Redirect
+    /// "map" and no mutant, the rest as here.
+    pub fn refined(&self) -> Config {
+        Config {
+            redirect: Redirect::Map,
+            mutant: Mutant::None,
+            ..self.clone()
+        }
+    }
+
+    /// The spec's ASSUMEs, and what the model's types need.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("NSockets", u32::from(self.n_sockets)),
+            ("NBufs", u32::from(self.n_bufs)),
+            ("MaxLen", u32::from(self.max_len)),
+            ("FqSize", self.fq_size),
+            ("RxSize", self.rx_size),
+            ("PollBudget", self.poll_budget),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(format!("{name} = 0 is not in Nat \\ {{0}}"));
+            }
+        }
+        if !self.verdicts.contains(&Verdict::Redirect) {
+            return Err("\"redirect\" is not in Verdicts".into());
+        }
+        if self.verdicts.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("Verdicts must be listed in the model's order, once each".into());
+        }
+        if let Some(s) = self
+            .late_bind
+            .iter()
+            .find(|&&s| s == 0 || s > self.n_sockets)
+        {
+            return Err(format!("LateBind holds {s}, not in 1..NSockets"));
+        }
+        if self.late_bind.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("LateBind must be ascending, once each".into());
+        }
+        if self.redirect == Redirect::Xsk && self.path != RxPath::Driver {
+            return Err("Redirect = \"xsk\" needs Path = \"driver\"".into());
+        }
+        if self.cpus.is_empty() || self.cpus.len() > 8 {
+            return Err("the model needs 1 to 8 CPUs".into());
+        }
+        for (i, c) in self.cpus.iter().enumerate() {
+            if self.cpus[..i].contains(c) {
+                return Err(format!("CPU {c} is listed twice"));
+            }
+        }
+        if self.n_bufs > 64 || self.n_sockets > 64 || self.max_pkts > 200 {
+            return Err("the model takes at most 64 buffers and sockets, 200 packets".into());
+        }
+        Ok(())
+    }
+
+    /// Sockets, ascending.
+    pub fn sockets(&self) -> impl Iterator<Item = Sock> + Clone {
+        1..=self.n_sockets
+    }
+
+    /// Bufs, ascending.
+    pub fn bufs(&self) -> impl Iterator<Item = u8> + Clone {
+        1..=self.n_bufs
+    }
+
+    /// Cpus, in TLC's order (as the .cfg lists them).
+    pub fn cpu_ids(&self) -> impl Iterator<Item = Cpu> + Clone {
+        0..self.cpus.len() as Cpu
+    }
+
+    /// s \in LateBind
+    pub fn late(&self, s: Sock) -> bool {
+        self.late_bind.contains(&s)
+    }
+
+    /// LockOf(s): the lock a receive for s takes: pool->rx_lock (1), or
+    /// the socket's own under xsk-gen-rx-race.
+    pub fn lock_of(&self, s: Sock) -> Sock {
+        if self.mutant == Mutant::XskGenRxRace {
+            s
+        } else {
+            1
+        }
+    }
+}

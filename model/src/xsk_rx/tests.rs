@@ -1,0 +1,365 @@
+//! Unit tests of the actions whose semantics are easy to get wrong, of the
+//! CPU symmetry and of the refinement mapping.
+
+use super::tla::{action, constants, state_conjunction};
+use super::*;
+use crate::explore::SpecMachine;
+
+const C0: Cpu = 0;
+const C1: Cpu = 1;
+
+/// Run `actions` from Init, each of which must be enabled.
+fn run(cfg: &Config, actions: &[Action]) -> State {
+    let mut s = State::init(cfg);
+    for a in actions {
+        assert!(s.enabled(cfg).contains(a), "{a} is not enabled");
+        s = s.step(cfg, a).unwrap_or_else(|| panic!("{a} did not step"));
+    }
+    s
+}
+
+fn redirect(c: Cpu, k: Sock, len: u8) -> Action {
+    Action::XdpRun {
+        c,
+        v: Verdict::Redirect,
+        k,
+        len,
+    }
+}
+
+/// Both buffers on the fill ring, a packet to socket 1 on each CPU, each
+/// CPU holding its lock.
+fn two_locked(cfg: &Config) -> State {
+    run(
+        cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            redirect(C0, 1, 1),
+            redirect(C1, 2, 1),
+            Action::RxLock { c: C0 },
+            Action::RxLock { c: C1 },
+        ],
+    )
+}
+
+#[test]
+fn a_fill_ring_entry_is_read_then_taken() {
+    let cfg = Config::generic();
+    let s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 2 },
+            Action::UserFill { b: 1 },
+            redirect(C0, 1, 1),
+            Action::RxLock { c: C0 },
+            Action::XpAllocPeek { c: C0 },
+        ],
+    );
+    // The read leaves the ring as it was; only the take moves on.
+    assert_eq!(
+        (s.cpu[0].peek, s.fq.clone(), s.fq_held),
+        (Some(2), vec![2, 1], 0)
+    );
+    assert!(s.xp_alloc_peek(&cfg, C0).is_none());
+    assert!(s.xsk_rcv_reserve(&cfg, C0).is_none());
+    let t = s.xp_alloc_take(&cfg, C0).unwrap();
+    assert_eq!((t.cpu[0].bufs.clone(), t.cpu[0].peek), (vec![2], None));
+    assert_eq!((t.fq.clone(), t.fq_held), (vec![1], 1));
+    // The consumer is not published yet: the application has no room.
+    assert!(t.user_fill(&cfg, 1).is_none());
+    // The other CPU waits for pool->rx_lock.
+    let u = t.step(&cfg, &redirect(C1, 2, 1)).unwrap();
+    assert!(u.rx_lock(&cfg, C1).is_none());
+
+    // Per-socket locks (xsk-gen-rx-race): both CPUs read the entry at
+    // cached_cons, each takes one: buffer 1 twice, buffer 2 lost.
+    let race = Config::generic().with_mutant(Mutant::XskGenRxRace);
+    let mut s = two_locked(&race);
+    for a in [
+        Action::XpAllocPeek { c: C0 },
+        Action::XpAllocPeek { c: C1 },
+        Action::XpAllocTake { c: C0 },
+        Action::XpAllocTake { c: C1 },
+    ] {
+        s = s.step(&race, &a).unwrap();
+    }
+    assert_eq!(
+        (s.cpu[0].bufs.clone(), s.cpu[1].bufs.clone()),
+        (vec![1], vec![1])
+    );
+    assert_eq!((s.fq.clone(), s.fq_held), (vec![], 2));
+    assert_eq!((s.places(&race, 1), s.places(&race, 2)), (2, 0));
+    assert_eq!(
+        s.violated(&race, &["PktAccounted", "BufConservation"]),
+        Some("BufConservation")
+    );
+}
+
+#[test]
+fn a_full_ring_puts_the_buffer_back_at_the_head_of_the_free_list() {
+    let cfg = Config {
+        n_bufs: 3,
+        ..Config::driver()
+    };
+    let mut s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 1),
+            Action::XpAllocPeek { c: C0 },
+            Action::XpAllocTake { c: C0 },
+            Action::XskRcvReserve { c: C0 },
+            redirect(C0, 1, 1),
+            Action::XpAllocPeek { c: C0 },
+            Action::XpAllocTake { c: C0 },
+        ],
+    );
+    assert_eq!(s.rx[0].len(), 1);
+    assert_eq!(s.flush[0].iter().copied().collect::<Vec<_>>(), [1]);
+    // Buffer 3 sits on the free list already (moved there from the
+    // application, which keeps every buffer in exactly one place).
+    s.ufree.remove(&3);
+    s.kfree = vec![3];
+    assert!(s.buf_conservation(&cfg));
+    let t = s.xsk_rcv_reserve(&cfg, C0).unwrap();
+    assert_eq!(t.kfree, [2, 3]);
+    assert_eq!(t.rx[0].len(), 1);
+    assert_eq!(t.cnt[0].rx_queue_full, 1);
+    assert_eq!(t.fate[1], Fate::RxQueueFull);
+    assert_eq!(t.cpu[0], Recv::IDLE);
+    assert_eq!(t.violations(&cfg), Vec::<&str>::new());
+    // rx-full-leak: the buffer is in no place.
+    let leak = cfg.clone().with_mutant(Mutant::RxFullLeak);
+    let t = s.xsk_rcv_reserve(&leak, C0).unwrap();
+    assert_eq!(t.kfree, [3]);
+    assert_eq!(t.places(&leak, 2), 0);
+}
+
+#[test]
+fn a_packet_past_the_missing_room_check_leaves_what_does_not_fit() {
+    let cfg = Config::driver().with_mutant(Mutant::RxMbNoSpaceCheck);
+    let s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 2),
+            Action::XskRcvCheckRoom { c: C0 },
+            Action::XpAllocPeek { c: C0 },
+            Action::XpAllocTake { c: C0 },
+            Action::XpAllocPeek { c: C0 },
+            Action::XpAllocTake { c: C0 },
+            Action::XskRcvReserve { c: C0 },
+        ],
+    );
+    assert_eq!(
+        s.rx[0],
+        [Desc {
+            buf: 1,
+            pkt: 1,
+            contd: true
+        }]
+    );
+    assert_eq!(s.kfree, [2]);
+    let t = s.xdp_do_flush(&cfg, C0).unwrap();
+    assert_eq!(t.rx_pub[0], 1);
+    assert!(!t.multi_buf_all_or_none(&cfg));
+    // With the check, two chunks do not fit a ring of one.
+    let ok = Config::driver();
+    let s = run(
+        &ok,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 2),
+            Action::XskRcvCheckRoom { c: C0 },
+        ],
+    );
+    assert_eq!((s.fate[0], s.cnt[0].rx_queue_full), (Fate::RxQueueFull, 1));
+}
+
+#[test]
+fn the_fast_path_receives_into_the_queues_socket() {
+    let cfg = Config::fast();
+    let s = run(&cfg, &[Action::NapiPoll { c: C1 }]);
+    assert_eq!(s.rxq_xsk, 1);
+    // Index 1 names the queue's socket: XDP_REDIRECT_XSK.
+    let t = s.step(&cfg, &redirect(C1, 1, 1)).unwrap();
+    assert_eq!((t.cpu[1].sock, t.cpu[1].key, t.cpu[1].fast), (1, 1, true));
+    // Index 2 is empty: the XSKMAP path's -ENXIO.
+    let u = s.step(&cfg, &redirect(C1, 2, 1)).unwrap();
+    assert_eq!(
+        (u.fate[0], u.cpu[1].stage),
+        (Fate::RedirectErr, Stage::Idle)
+    );
+    // The socket the fast path received into is the driver's to flush,
+    // not on the XSKMAP flush list; the mapping puts it there.
+    let mut r = run(
+        &cfg,
+        &[Action::UserFill { b: 2 }, Action::NapiPoll { c: C1 }],
+    );
+    for a in [
+        redirect(C1, 1, 1),
+        Action::XpAllocPeek { c: C1 },
+        Action::XpAllocTake { c: C1 },
+        Action::XskRcvReserve { c: C1 },
+    ] {
+        r = r.step(&cfg, &a).unwrap();
+    }
+    assert_eq!((r.fast_xs.clone(), r.flush[1].len()), (vec![0, 1], 0));
+    let image = r.refinement_image();
+    assert_eq!(image.flush[1].iter().copied().collect::<Vec<_>>(), [1]);
+    assert_eq!((image.fast_xs.clone(), image.rxq_xsk), (vec![0, 0], 0));
+    let done = r.xdp_do_flush(&cfg, C1).unwrap();
+    assert_eq!((done.rx_pub[0], done.fast_xs[1], done.fq_held), (1, 0, 0));
+    assert!(done.flushed_at_poll_end(&cfg));
+    // Without flushing its own socket the driver leaves it unpublished.
+    let missing = cfg.clone().with_mutant(Mutant::RedirectXskMissingFlush);
+    assert!(!r
+        .xdp_do_flush(&missing, C1)
+        .unwrap()
+        .flushed_at_poll_end(&missing));
+    // Once socket 2 is bound too, the queue keeps none: the XSKMAP path.
+    let two = s
+        .step(&cfg, &Action::XskMapUpdate { s: 2 })
+        .and_then(|x| x.step(&cfg, &Action::XskBind { s: 2 }))
+        .unwrap();
+    let t = two.step(&cfg, &redirect(C1, 1, 1)).unwrap();
+    assert_eq!((t.cpu[1].sock, t.cpu[1].fast), (1, false));
+    // Seed 002's helper ignores the index: a receive into socket 1 for
+    // index 2, which the XSKMAP path cannot take.
+    let seed = cfg.clone().with_mutant(Mutant::RedirectXskIgnoreKey);
+    let t = s.step(&seed, &redirect(C1, 2, 1)).unwrap();
+    assert_eq!((t.cpu[1].sock, t.cpu[1].key, t.cpu[1].fast), (1, 2, true));
+    assert!(!t.delivered_to_key(&seed));
+    let abs = seed.refined();
+    assert!(!refinement::refines_step(&abs, &s, &redirect(C1, 2, 1), &t));
+    let ok = s.step(&cfg, &redirect(C1, 1, 1)).unwrap();
+    assert!(refinement::refines_step(
+        &cfg.refined(),
+        &s,
+        &redirect(C1, 1, 1),
+        &ok
+    ));
+    assert!(refinement::refines_init(&abs, &State::init(&seed)));
+}
+
+#[test]
+fn a_second_socket_binding_clears_the_queues_socket() {
+    let cfg = Config::fast();
+    let s = State::init(&cfg);
+    assert_eq!(s.rxq_xsk, 1);
+    let t = s.xsk_bind(&cfg, 2).unwrap();
+    assert_eq!((t.st_of(2), t.rxq_xsk), (Sst::Bound, 0));
+    assert!(t.rxq_xsk_in_step(&cfg));
+    // It is not set again when the queue goes back to one socket.
+    let u = t.xsk_release(&cfg, 1).unwrap();
+    assert_eq!(u.rxq_xsk, 0);
+    // rxq-xsk-two-sockets: the queue keeps the first.
+    let two = cfg.clone().with_mutant(Mutant::RxqXskTwoSockets);
+    let t = s.xsk_bind(&two, 2).unwrap();
+    assert_eq!(t.rxq_xsk, 1);
+    assert!(!t.rxq_xsk_in_step(&two));
+    // Both sockets late: the first bound is kept, the second clears it.
+    let late = Config {
+        late_bind: vec![1, 2],
+        ..Config::fast()
+    };
+    let s = State::init(&late);
+    assert_eq!(s.rxq_xsk, 0);
+    let t = s.xsk_bind(&late, 2).unwrap();
+    assert_eq!(t.rxq_xsk, 2);
+    assert_eq!(t.xsk_bind(&late, 1).unwrap().rxq_xsk, 0);
+    // The XSKMAP path keeps no socket.
+    let map = Config {
+        redirect: Redirect::Map,
+        ..late
+    };
+    assert_eq!(State::init(&map).xsk_bind(&map, 2).unwrap().rxq_xsk, 0);
+    // Release takes the queue's socket away (rxq-xsk-stale: it stays).
+    assert_eq!(State::init(&cfg).xsk_release(&cfg, 1).unwrap().rxq_xsk, 0);
+    let stale = cfg.clone().with_mutant(Mutant::RxqXskStale);
+    assert_eq!(
+        State::init(&stale).xsk_release(&stale, 1).unwrap().rxq_xsk,
+        1
+    );
+}
+
+#[test]
+fn release_waits_for_every_cpu_that_holds_the_socket() {
+    let cfg = Config::driver();
+    let s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 1),
+            Action::XskRelease { s: 1 },
+        ],
+    );
+    assert!(s.xsk_release_done(&cfg, 1).is_none());
+    let nosync = cfg.clone().with_mutant(Mutant::RxReleaseNoSync);
+    let t = s.xsk_release_done(&nosync, 1).unwrap();
+    assert_eq!(
+        t.violated(&nosync, &["NoUseAfterFree"]),
+        Some("NoUseAfterFree")
+    );
+}
+
+#[test]
+fn cpus_are_symmetric() {
+    let cfg = Config::generic();
+    let m = Machine::new(cfg.clone()).with_symmetry();
+    let a = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            redirect(C0, 1, 1),
+            Action::RxLock { c: C0 },
+        ],
+    );
+    let b = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            redirect(C1, 1, 1),
+            Action::RxLock { c: C1 },
+        ],
+    );
+    assert_ne!(a, b);
+    assert_eq!(a.permuted(&[1, 0]), b);
+    assert_eq!(b.lock[0], Some(C1));
+    assert_eq!(m.canonical(&a), m.canonical(&b));
+    assert_eq!(symmetry_group(&cfg).len(), 2);
+    let p = run(&Config::driver(), &[Action::NapiPoll { c: C1 }]);
+    assert_eq!(p.permuted(&[1, 0]).poller, Some(C0));
+}
+
+#[test]
+fn fast_spec_has_no_generic_receive() {
+    let fast = Spec::FastSpec;
+    assert!(!fast.has(&Action::RxLock { c: C0 }));
+    assert!(!fast.has(&Action::XskFlush { c: C0 }));
+    assert!(fast.has(&Action::XskRcvReserve { c: C0 }));
+    assert!(Spec::Spec.has(&Action::XskFlush { c: C0 }));
+}
+
+#[test]
+fn prints_as_tla() {
+    let cfg = Config::driver();
+    let s = run(&cfg, &[Action::NapiPoll { c: C1 }]);
+    let text = state_conjunction(&cfg, &s);
+    assert!(text.contains("/\\ poller = c2\n"), "{text}");
+    assert!(text.contains("/\\ rx = <<<<>>, <<>>>>\n"), "{text}");
+    assert!(
+        text.contains("/\\ fastXs = (c1 :> 0 @@ c2 :> 0)\n"),
+        "{text}"
+    );
+    assert_eq!(action(&cfg, &redirect(C1, 2, 1)), "XdpRun(c2)");
+    assert!(constants(&cfg).contains("    Verdicts = {\"redirect\", \"drop\", \"pass\"}\n"));
+}
