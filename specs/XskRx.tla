@@ -301,8 +301,11 @@ XdpRun(c) ==
                   /\ fate' = [fate EXCEPT ![p] = "xdp_pass"]
                   /\ UNCHANGED <<cpu, cnt>>
              [] ~(fast \/ inMap[k]) \/ st[s] # "bound" ->
-                  \* an empty map entry or an unbound socket: -ENXIO, and
-                  \* the driver frees the frame
+                  \* the packet reaches no socket and the driver frees the
+                  \* frame: an empty entry fails the helper's lookup, and
+                  \* the program returns the action in its flags' low bits
+                  \* (0: XDP_ABORTED); an unbound socket fails
+                  \* xsk_rcv_check() with -ENXIO
                   /\ fate' = IF Mutant = "rx-redirect-err-lost" THEN fate
                              ELSE [fate EXCEPT ![p] = "redirect_err"]
                   /\ UNCHANGED <<cpu, cnt>>
