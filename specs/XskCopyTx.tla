@@ -55,7 +55,8 @@ ASSUME MultiBuf \in BOOLEAN /\ MaxFrags \in Nat \ {0}
 ASSUME DropFrags \in {"cancel", "complete"} /\ PublishFrags \in {"all", "packet"}
 ASSUME Mutant \in {"none", "xsk-txbusy-rollback", "xsk-cq-resv-fail",
                    "xsk-shared-cq-race", "xsk-cq-leak-2019", "budget-overrun",
-                   "invalid-no-completion", "mb-send-partial"}
+                   "invalid-no-completion", "mb-send-partial",
+                   "txbusy-skb-kept"}
 
 VARIABLES
     free,     \* frames the application owns
@@ -339,15 +340,22 @@ XmitSend(s) ==
                  \* application may have refilled. Before the fix the skb was
                  \* freed with its destructor, which completed the
                  \* descriptors the ring was about to retry.
-                 /\ IF Mutant = "xsk-txbusy-rollback"
-                    THEN CqSubmit(pkt)
-                    ELSE /\ CqCancel(Len(pkt)) /\ UNCHANGED cq
+                 \* txbusy-skb-kept: a driver that returns NETDEV_TX_BUSY
+                 \* after queuing the skb keeps it (and its slots) while
+                 \* the ring retries its descriptors.
+                 /\ CASE Mutant = "xsk-txbusy-rollback" -> CqSubmit(pkt)
+                      [] Mutant = "txbusy-skb-kept" -> UNCHANGED <<cq, resv>>
+                      [] OTHER -> CqCancel(Len(pkt)) /\ UNCHANGED cq
+                 /\ flight' = IF Mutant = "txbusy-skb-kept"
+                              THEN flight \cup {[sock |-> s, addrs |-> pkt,
+                                                 contd |-> FALSE]}
+                              ELSE flight
                  /\ tx' = [tx EXCEPT ![s] = PacketDescs(s, d) \o Tail(@)]
                  /\ rewound' = [rewound EXCEPT ![s] = @ \/ pubd[s]]
                  /\ part' = [part EXCEPT ![s] = <<>>]
                  /\ pubd' = [pubd EXCEPT ![s] = FALSE]
                  /\ EndCall(s)
-                 /\ UNCHANGED <<free, flight, drain>>
+                 /\ UNCHANGED <<free, drain>>
             [] o = "drop" ->
                  \* NET_XMIT_DROP: the stack freed the skb, its destructor
                  \* completed it; EBUSY.

@@ -52,10 +52,11 @@ pub enum Mutant {
     BudgetOverrun,
     InvalidNoCompletion,
     MbSendPartial,
+    TxBusySkbKept,
 }
 
 impl Mutant {
-    pub const ALL: [Mutant; 8] = [
+    pub const ALL: [Mutant; 9] = [
         Mutant::None,
         Mutant::TxBusyRollback,
         Mutant::CqResvFail,
@@ -64,6 +65,7 @@ impl Mutant {
         Mutant::BudgetOverrun,
         Mutant::InvalidNoCompletion,
         Mutant::MbSendPartial,
+        Mutant::TxBusySkbKept,
     ];
 
     /// The spec's string.
@@ -77,6 +79,7 @@ impl Mutant {
             Mutant::BudgetOverrun => "budget-overrun",
             Mutant::InvalidNoCompletion => "invalid-no-completion",
             Mutant::MbSendPartial => "mb-send-partial",
+            Mutant::TxBusySkbKept => "txbusy-skb-kept",
         }
     }
 

@@ -261,10 +261,18 @@ impl State {
                 // NETDEV_TX_BUSY: xskq_cons_cancel_n() puts the packet's
                 // descriptors back, xsk_consume_skb() cancels their slots;
                 // EAGAIN. A consumer published past the fragments goes back.
-                if cfg.mutant == Mutant::TxBusyRollback {
-                    t.cq_submit(cfg, &pkt);
-                } else {
-                    t.cq_cancel(pkt.len() as i64);
+                // txbusy-skb-kept: a driver that returns NETDEV_TX_BUSY
+                // after queuing the skb keeps it and its slots.
+                match cfg.mutant {
+                    Mutant::TxBusyRollback => t.cq_submit(cfg, &pkt),
+                    Mutant::TxBusySkbKept => {
+                        t.flight.insert(Skb {
+                            sock: s,
+                            addrs: pkt.clone(),
+                            contd: false,
+                        });
+                    }
+                    _ => t.cq_cancel(pkt.len() as i64),
                 }
                 let frags = self.part[si].iter().map(|&addr| Desc {
                     addr,
