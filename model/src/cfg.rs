@@ -294,6 +294,99 @@ impl Rhs {
     }
 }
 
+/// Reading typed constants from a cfg whose right-hand sides are [`Rhs`]:
+/// each error names the constant, what it must be, and its line.
+impl CfgFile<Rhs> {
+    fn line_of(&self, name: &str) -> usize {
+        self.constants.get(name).map_or(0, |(l, _)| *l)
+    }
+
+    /// "`name` must be `what`", at the constant's line.
+    pub fn bad(&self, name: &str, what: &str) -> CfgError {
+        self.error_at(self.line_of(name), format!("{name} must be {what}"))
+    }
+
+    /// An ordinary value (not a model value).
+    pub fn value(&self, name: &str, what: &str) -> Result<Value, CfgError> {
+        match self.constant(name)? {
+            (_, Rhs::Value(v)) => Ok(v.clone()),
+            _ => Err(self.bad(name, what)),
+        }
+    }
+
+    /// An integer from `min` to `max`.
+    pub fn int_in(&self, name: &str, min: i64, max: i64) -> Result<i64, CfgError> {
+        let what = format!("a natural number from {min} to {max}");
+        self.value(name, &what)?
+            .as_int()
+            .filter(|i| (min..=max).contains(i))
+            .ok_or_else(|| self.bad(name, &what))
+    }
+
+    /// TRUE or FALSE.
+    pub fn boolean(&self, name: &str) -> Result<bool, CfgError> {
+        self.value(name, "TRUE or FALSE")?
+            .as_bool()
+            .ok_or_else(|| self.bad(name, "TRUE or FALSE"))
+    }
+
+    /// A string that `parse` reads (an enum's id); `what` lists the ids.
+    pub fn id<T>(
+        &self,
+        name: &str,
+        what: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, CfgError> {
+        self.value(name, what)?
+            .as_str()
+            .and_then(parse)
+            .ok_or_else(|| self.bad(name, what))
+    }
+
+    /// A set of strings that `parse` reads, sorted, each once.
+    pub fn id_set<T: Ord>(
+        &self,
+        name: &str,
+        what: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<T>, CfgError> {
+        let mut out = self
+            .value(name, what)?
+            .as_set()
+            .and_then(|s| {
+                s.iter()
+                    .map(|v| v.as_str().and_then(&parse))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .ok_or_else(|| self.bad(name, what))?;
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// A set of model values (`{}` too when `empty_ok`), in the cfg's order.
+    pub fn model_values(&self, name: &str, empty_ok: bool) -> Result<Vec<String>, CfgError> {
+        match self.constant(name)? {
+            (_, Rhs::ModelValues(v)) => Ok(v.clone()),
+            (_, Rhs::Value(Value::Set(s))) if empty_ok && s.is_empty() => Ok(Vec::new()),
+            _ => Err(self.bad(name, "a set of model values")),
+        }
+    }
+
+    /// The constant Mutant: one of the spec's mutant ids, or the parse
+    /// error's words (which list them).
+    pub fn mutant<M: std::str::FromStr>(&self) -> Result<M, CfgError>
+    where
+        M::Err: fmt::Display,
+    {
+        self.value("Mutant", "a mutant id")?
+            .as_str()
+            .ok_or_else(|| self.bad("Mutant", "a mutant id"))?
+            .parse::<M>()
+            .map_err(|e| self.error_at(self.line_of("Mutant"), e.to_string()))
+    }
+}
+
 /// A spec's CONSTANTS as a Rust config: how a .cfg file's right-hand
 /// sides read, and how they make the config (ASSUMEs checked).
 pub trait Constants: Sized {

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use crate::cfg::{CfgError, CfgFile, Constants, Rhs};
-use crate::tla::Value;
 
 use super::config::{Config, Mode, Mutant};
 
@@ -40,42 +39,14 @@ impl Config {
 }
 
 fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
-    let line_of = |name: &str| file.constants.get(name).map_or(0, |(l, _)| *l);
-    let bad =
-        |name: &str, what: &str| file.error_at(line_of(name), format!("{name} must be {what}"));
-    let value = |name: &str, what: &str| match file.constant(name)? {
-        (_, Rhs::Value(v)) => Ok(v.clone()),
-        _ => Err(bad(name, what)),
-    };
-    let positive = |name: &str, max: i64| {
-        let what = format!("a natural number from 1 to {max}");
-        value(name, &what)?
-            .as_int()
-            .filter(|i| (1..=max).contains(i))
-            .ok_or_else(|| bad(name, &what))
-    };
-    let bindings = match file.constant("Bindings")? {
-        (_, Rhs::ModelValues(v)) => v.clone(),
-        (_, Rhs::Value(Value::Set(s))) if s.is_empty() => Vec::new(),
-        _ => return Err(bad("Bindings", "a set of model values")),
-    };
-    let modes_what = "a subset of {\"xarray\", \"array\"}";
-    let mut modes = value("Modes", modes_what)?
-        .as_set()
-        .and_then(|s| {
-            s.iter()
-                .map(|v| v.as_str().and_then(Mode::from_id))
-                .collect::<Option<Vec<_>>>()
-        })
-        .ok_or_else(|| bad("Modes", modes_what))?;
-    modes.sort();
-    modes.dedup();
-    let mutant = value("Mutant", "a mutant id")?;
-    let mutant = mutant
-        .as_str()
-        .ok_or_else(|| bad("Mutant", "a mutant id"))?
-        .parse::<Mutant>()
-        .map_err(|e| file.error_at(line_of("Mutant"), e.to_string()))?;
+    let positive = |name: &str, max: i64| file.int_in(name, 1, max);
+    let bindings = file.model_values("Bindings", true)?;
+    let modes = file.id_set(
+        "Modes",
+        "a subset of {\"xarray\", \"array\"}",
+        Mode::from_id,
+    )?;
+    let mutant = file.mutant::<Mutant>()?;
     let cfg = Config {
         bindings,
         socks_per: positive("SocksPer", u8::MAX.into())? as u8,

@@ -52,52 +52,17 @@ impl Config {
 }
 
 fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
-    let line_of = |name: &str| file.constants.get(name).map_or(0, |(l, _)| *l);
-    let bad =
-        |name: &str, what: &str| file.error_at(line_of(name), format!("{name} must be {what}"));
-    let value = |name: &str, what: &str| match file.constant(name)? {
-        (_, Rhs::Value(v)) => Ok(v.clone()),
-        _ => Err(bad(name, what)),
-    };
-    let int = |name: &str, min: i64, max: i64| {
-        let what = format!("a natural number from {min} to {max}");
-        value(name, &what)?
-            .as_int()
-            .filter(|i| (min..=max).contains(i))
-            .ok_or_else(|| bad(name, &what))
-    };
-    let boolean = |name: &str| {
-        value(name, "TRUE or FALSE")?
-            .as_bool()
-            .ok_or_else(|| bad(name, "TRUE or FALSE"))
-    };
-    let string = |name: &str, what: &str| {
-        value(name, what)?
-            .as_str()
-            .map(String::from)
-            .ok_or_else(|| bad(name, what))
-    };
-    let cpus = match file.constant("Cpus")? {
-        (_, Rhs::ModelValues(v)) => v.clone(),
-        (_, Rhs::ModelValue(v)) => vec![v.clone()],
-        _ => return Err(bad("Cpus", "a set of model values")),
-    };
-    let path_what = "\"driver\" or \"generic\"";
-    let path =
-        RxPath::from_id(&string("Path", path_what)?).ok_or_else(|| bad("Path", path_what))?;
-    let verdicts_what = "a subset of {\"redirect\", \"drop\", \"pass\"}";
-    let mut verdicts = value("Verdicts", verdicts_what)?
-        .as_set()
-        .and_then(|s| {
-            s.iter()
-                .map(|v| v.as_str().and_then(Verdict::from_id))
-                .collect::<Option<Vec<_>>>()
-        })
-        .ok_or_else(|| bad("Verdicts", verdicts_what))?;
-    verdicts.sort();
-    verdicts.dedup();
+    let int = |name: &str, min: i64, max: i64| file.int_in(name, min, max);
+    let boolean = |name: &str| file.boolean(name);
+    let cpus = file.model_values("Cpus", false)?;
+    let path = file.id("Path", "\"driver\" or \"generic\"", RxPath::from_id)?;
+    let verdicts = file.id_set(
+        "Verdicts",
+        "a subset of {\"redirect\", \"drop\", \"pass\"}",
+        Verdict::from_id,
+    )?;
     let late_what = "a set of socket numbers";
-    let mut late_bind = match value("LateBind", late_what)? {
+    let mut late_bind = match file.value("LateBind", late_what)? {
         Value::Set(s) => s
             .iter()
             .map(|v| v.as_int().and_then(|i| u8::try_from(i).ok()))
@@ -105,15 +70,11 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         Value::Seq(s) if s.is_empty() => Some(Vec::new()),
         _ => None,
     }
-    .ok_or_else(|| bad("LateBind", late_what))?;
+    .ok_or_else(|| file.bad("LateBind", late_what))?;
     late_bind.sort();
     late_bind.dedup();
-    let redirect_what = "\"map\" or \"xsk\"";
-    let redirect = Redirect::from_id(&string("Redirect", redirect_what)?)
-        .ok_or_else(|| bad("Redirect", redirect_what))?;
-    let mutant = string("Mutant", "a mutant id")?
-        .parse::<Mutant>()
-        .map_err(|e| file.error_at(line_of("Mutant"), e.to_string()))?;
+    let redirect = file.id("Redirect", "\"map\" or \"xsk\"", Redirect::from_id)?;
+    let mutant = file.mutant::<Mutant>()?;
     let cfg = Config {
         cpus,
         n_sockets: int("NSockets", 1, 64)? as u8,
