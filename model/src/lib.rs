@@ -1,5 +1,5 @@
 //! ringlab reference model: the state machines of specs/XskRing.tla,
-//! specs/XskCopyTx.tla and specs/DevmemTokens.tla in Rust, an
+//! specs/XskCopyTx.tla, specs/DevmemTokens.tla and specs/XskRx.tla in Rust, an
 //! explicit-state checker over them, and readers for TLC's values and
 //! traces so TLC behaviours can be replayed in the model.
 
@@ -12,6 +12,7 @@ pub mod copy_tx;
 pub mod desc;
 pub mod devmem;
 pub mod explore;
+mod mutant;
 pub mod replay;
 pub mod tla;
 pub mod xsk_ring;

@@ -2,8 +2,6 @@
 //! sets the spec builds from them (Socks, Niovs, Toks, SocksOf).
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 use super::state::{Binding, Niov, Sock, Tok};
 
@@ -39,82 +37,24 @@ impl Mode {
     }
 }
 
-/// Mutant: "none" or a mutant id of specs/manifest.json.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Mutant {
-    None,
-    /// "dm-dontneed-loop": SO_DEVMEM_DONTNEED examines every token asked for.
-    DontneedLoop,
-    /// "dm-cmsg-trunc": a truncated cmsg loses the token, the reference is
+crate::mutant::spec_mutants! {
+    spec "DevmemTokens.tla", named "devmem";
+    None => "none",
+    /// SO_DEVMEM_DONTNEED examines every token asked for.
+    DontneedLoop => "dm-dontneed-loop",
+    /// A truncated cmsg loses the token, the reference is
     /// taken anyway.
-    CmsgTrunc,
-    /// "zcrx-uref-race": a release reads uref > 0 and decrements it later.
-    UrefRace,
-    /// "dm-recv-no-ref": recvmsg takes no reference for the token.
-    RecvNoRef,
-    /// "dm-close-no-release": close keeps the socket's tokens (xarray).
-    CloseNoRelease,
-    /// "dm-unbind-no-cleanup": unbind leaves the urefs (array).
-    UnbindNoCleanup,
-    /// "dm-mode-mix": bindings of both modes at once.
-    ModeMix,
-}
-
-impl Mutant {
-    pub const ALL: [Mutant; 8] = [
-        Mutant::None,
-        Mutant::DontneedLoop,
-        Mutant::CmsgTrunc,
-        Mutant::UrefRace,
-        Mutant::RecvNoRef,
-        Mutant::CloseNoRelease,
-        Mutant::UnbindNoCleanup,
-        Mutant::ModeMix,
-    ];
-
-    /// The spec's string.
-    pub fn id(self) -> &'static str {
-        match self {
-            Mutant::None => "none",
-            Mutant::DontneedLoop => "dm-dontneed-loop",
-            Mutant::CmsgTrunc => "dm-cmsg-trunc",
-            Mutant::UrefRace => "zcrx-uref-race",
-            Mutant::RecvNoRef => "dm-recv-no-ref",
-            Mutant::CloseNoRelease => "dm-close-no-release",
-            Mutant::UnbindNoCleanup => "dm-unbind-no-cleanup",
-            Mutant::ModeMix => "dm-mode-mix",
-        }
-    }
-
-    pub fn from_id(s: &str) -> Option<Mutant> {
-        Mutant::ALL.into_iter().find(|m| m.id() == s)
-    }
-}
-
-/// An id that is not one of the spec's mutants.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownMutant(pub String);
-
-impl fmt::Display for UnknownMutant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids: Vec<&str> = Mutant::ALL.iter().map(|m| m.id()).collect();
-        write!(
-            f,
-            "unknown devmem mutant \"{}\": DevmemTokens.tla knows {}",
-            self.0,
-            ids.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownMutant {}
-
-impl FromStr for Mutant {
-    type Err = UnknownMutant;
-
-    fn from_str(s: &str) -> Result<Mutant, UnknownMutant> {
-        Mutant::from_id(s).ok_or_else(|| UnknownMutant(s.to_string()))
-    }
+    CmsgTrunc => "dm-cmsg-trunc",
+    /// A release reads uref > 0 and decrements it later.
+    UrefRace => "zcrx-uref-race",
+    /// Recvmsg takes no reference for the token.
+    RecvNoRef => "dm-recv-no-ref",
+    /// Close keeps the socket's tokens (xarray).
+    CloseNoRelease => "dm-close-no-release",
+    /// Unbind leaves the urefs (array).
+    UnbindNoCleanup => "dm-unbind-no-cleanup",
+    /// Bindings of both modes at once.
+    ModeMix => "dm-mode-mix",
 }
 
 /// The spec's CONSTANTS. Bindings are model values, named here and

@@ -1,8 +1,6 @@
 //! The CONSTANTS of specs/XskRx.tla and the ASSUMEs on them.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 use super::state::{Cpu, Sock};
 
@@ -85,124 +83,48 @@ impl Redirect {
     }
 }
 
-/// Mutant: "none" or one of the mutant ids of the spec's ASSUME.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Mutant {
-    None,
-    /// "xdp-missing-flush": the poll ends without xdp_do_flush().
-    XdpMissingFlush,
-    /// "xsk-gen-rx-race": rx_lock per socket, not per pool
+crate::mutant::spec_mutants! {
+    spec "XskRx.tla", named "xsk-rx";
+    None => "none",
+    /// The poll ends without xdp_do_flush().
+    XdpMissingFlush => "xdp-missing-flush",
+    /// Rx_lock per socket, not per pool
     /// (CVE-2025-37920).
-    XskGenRxRace,
-    /// "rx-release-no-sync": the socket is freed without
+    XskGenRxRace => "xsk-gen-rx-race",
+    /// The socket is freed without
     /// synchronize_net().
-    RxReleaseNoSync,
-    /// "rx-mb-no-space-check": no whole-packet xskq_prod_nb_free() check.
-    RxMbNoSpaceCheck,
-    /// "rx-full-leak": a full rx ring keeps the packet's buffer.
-    RxFullLeak,
-    /// "rx-alloc-fail-uncounted": an empty fill ring drops uncounted.
-    RxAllocFailUncounted,
-    /// "rx-redirect-err-lost": a redirect error gives the packet no fate.
-    RxRedirectErrLost,
-    /// "napi-budget-overrun": the poll does not stop at its budget.
-    NapiBudgetOverrun,
-    /// "redirect-xsk-ignore-key": bpf_redirect_xsk() ignores the index.
-    RedirectXskIgnoreKey,
-    /// "rxq-xsk-two-sockets": a second bind keeps the queue's socket.
-    RxqXskTwoSockets,
-    /// "rxq-xsk-stale": release keeps the queue's socket.
-    RxqXskStale,
-    /// "redirect-xsk-missing-flush": the driver does not flush its own
+    RxReleaseNoSync => "rx-release-no-sync",
+    /// No whole-packet xskq_prod_nb_free() check.
+    RxMbNoSpaceCheck => "rx-mb-no-space-check",
+    /// A full rx ring keeps the packet's buffer.
+    RxFullLeak => "rx-full-leak",
+    /// An empty fill ring drops uncounted.
+    RxAllocFailUncounted => "rx-alloc-fail-uncounted",
+    /// A redirect error gives the packet no fate.
+    RxRedirectErrLost => "rx-redirect-err-lost",
+    /// The poll does not stop at its budget.
+    NapiBudgetOverrun => "napi-budget-overrun",
+    /// Bpf_redirect_xsk() ignores the index.
+    RedirectXskIgnoreKey => "redirect-xsk-ignore-key",
+    /// A second bind keeps the queue's socket.
+    RxqXskTwoSockets => "rxq-xsk-two-sockets",
+    /// Release keeps the queue's socket.
+    RxqXskStale => "rxq-xsk-stale",
+    /// The driver does not flush its own
     /// socket.
-    RedirectXskMissingFlush,
-    /// "redirect-xsk-flush-rereads": the driver flushes the socket
+    RedirectXskMissingFlush => "redirect-xsk-missing-flush",
+    /// The driver flushes the socket
     /// netdev_rx_queue names at the poll's end.
-    RedirectXskFlushRereads,
-    /// "rx-fill-overrun": the application fills the fill ring without
+    RedirectXskFlushRereads => "redirect-xsk-flush-rereads",
+    /// The application fills the fill ring without
     /// counting the entries consumed and not released.
-    RxFillOverrun,
-    /// "rx-flush-no-fq-release": a flush publishes the rx producer but not
+    RxFillOverrun => "rx-fill-overrun",
+    /// A flush publishes the rx producer but not
     /// the fill ring's consumer.
-    RxFlushNoFqRelease,
-    /// "rx-room-from-published": the rx ring's free entries counted from
+    RxFlushNoFqRelease => "rx-flush-no-fq-release",
+    /// The rx ring's free entries counted from
     /// the published producer instead of cached_prod.
-    RxRoomFromPublished,
-}
-
-impl Mutant {
-    pub const ALL: [Mutant; 17] = [
-        Mutant::None,
-        Mutant::XdpMissingFlush,
-        Mutant::XskGenRxRace,
-        Mutant::RxReleaseNoSync,
-        Mutant::RxMbNoSpaceCheck,
-        Mutant::RxFullLeak,
-        Mutant::RxAllocFailUncounted,
-        Mutant::RxRedirectErrLost,
-        Mutant::NapiBudgetOverrun,
-        Mutant::RedirectXskIgnoreKey,
-        Mutant::RxqXskTwoSockets,
-        Mutant::RxqXskStale,
-        Mutant::RedirectXskMissingFlush,
-        Mutant::RedirectXskFlushRereads,
-        Mutant::RxFillOverrun,
-        Mutant::RxFlushNoFqRelease,
-        Mutant::RxRoomFromPublished,
-    ];
-
-    /// The spec's string.
-    pub fn id(self) -> &'static str {
-        match self {
-            Mutant::None => "none",
-            Mutant::XdpMissingFlush => "xdp-missing-flush",
-            Mutant::XskGenRxRace => "xsk-gen-rx-race",
-            Mutant::RxReleaseNoSync => "rx-release-no-sync",
-            Mutant::RxMbNoSpaceCheck => "rx-mb-no-space-check",
-            Mutant::RxFullLeak => "rx-full-leak",
-            Mutant::RxAllocFailUncounted => "rx-alloc-fail-uncounted",
-            Mutant::RxRedirectErrLost => "rx-redirect-err-lost",
-            Mutant::NapiBudgetOverrun => "napi-budget-overrun",
-            Mutant::RedirectXskIgnoreKey => "redirect-xsk-ignore-key",
-            Mutant::RxqXskTwoSockets => "rxq-xsk-two-sockets",
-            Mutant::RxqXskStale => "rxq-xsk-stale",
-            Mutant::RedirectXskMissingFlush => "redirect-xsk-missing-flush",
-            Mutant::RedirectXskFlushRereads => "redirect-xsk-flush-rereads",
-            Mutant::RxFillOverrun => "rx-fill-overrun",
-            Mutant::RxFlushNoFqRelease => "rx-flush-no-fq-release",
-            Mutant::RxRoomFromPublished => "rx-room-from-published",
-        }
-    }
-
-    pub fn from_id(s: &str) -> Option<Mutant> {
-        Mutant::ALL.into_iter().find(|m| m.id() == s)
-    }
-}
-
-/// An id that is not one of the spec's mutants.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownMutant(pub String);
-
-impl fmt::Display for UnknownMutant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids: Vec<&str> = Mutant::ALL.iter().map(|m| m.id()).collect();
-        write!(
-            f,
-            "unknown xsk-rx mutant \"{}\": XskRx.tla knows {}",
-            self.0,
-            ids.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownMutant {}
-
-impl FromStr for Mutant {
-    type Err = UnknownMutant;
-
-    fn from_str(s: &str) -> Result<Mutant, UnknownMutant> {
-        Mutant::from_id(s).ok_or_else(|| UnknownMutant(s.to_string()))
-    }
+    RxRoomFromPublished => "rx-room-from-published",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered
