@@ -415,7 +415,7 @@ XskRcvReserve(c) ==
            \* (the mutant counts from the published producer)
            room == RxSize - (IF Mutant = "rx-room-from-published" THEN rxPub[s]
                              ELSE Len(rx[s]))
-           n == IF room <= 0 THEN 0 ELSE IF room < Len(b) THEN room ELSE Len(b)
+           n == IF room < Len(b) THEN room ELSE Len(b)
            descs == [i \in 1..n |-> [buf |-> b[i], pkt |-> cpu[c].pkt,
                                      contd |-> i < Len(b)]]
        IN IF n = Len(b)

@@ -270,7 +270,14 @@ impl State {
             self.rx[si(s)].len() as i64
         };
         let room = cfg.rx_size as i64 - used;
-        let n = room.clamp(0, b.len() as i64);
+        let n = room.min(b.len() as i64);
+        // A negative room (a ring already past its size, which breaks
+        // RingsBounded first) makes the spec index outside b: TLC stops
+        // with an evaluation error there.
+        assert!(
+            n >= 0,
+            "XskRcvReserve({c}): room {room} < 0: TLC stops with an evaluation error"
+        );
         let descs = |n: i64| {
             (0..n as usize).map(|i| Desc {
                 buf: b[i],
