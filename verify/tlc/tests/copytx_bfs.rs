@@ -36,18 +36,7 @@ fn copy_tx_model_matches_manifest() {
         if r.outcome != Outcome::Pass || m.expected.starts_with("liveness:") {
             continue;
         }
-        if m.distinct_states != Some(r.distinct) {
-            bad.push(format!(
-                "{}: manifest records {:?} distinct states, model found {}",
-                m.name, m.distinct_states, r.distinct
-            ));
-        }
-        if m.depth.is_some() && m.depth != Some(r.depth) {
-            bad.push(format!(
-                "{}: manifest records depth {:?}, model found {}",
-                m.name, m.depth, r.depth
-            ));
-        }
+        bad.extend(common::count_mismatches(m, r.distinct, r.depth));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

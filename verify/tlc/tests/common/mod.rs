@@ -79,6 +79,25 @@ pub fn outcome_mismatch(m: &ManifestModel, summary: &str) -> Option<String> {
     })
 }
 
+/// Where a passing model's search differs from TLC's counts that `m`
+/// records (distinct states always, depth when recorded).
+pub fn count_mismatches(m: &ManifestModel, distinct: usize, depth: usize) -> Vec<String> {
+    let mut bad = Vec::new();
+    if m.distinct_states != Some(distinct) {
+        bad.push(format!(
+            "{}: manifest records {:?} distinct states, model found {distinct}",
+            m.name, m.distinct_states
+        ));
+    }
+    if m.depth.is_some() && m.depth != Some(depth) {
+        bad.push(format!(
+            "{}: manifest records depth {:?}, model found {depth}",
+            m.name, m.depth
+        ));
+    }
+    bad
+}
+
 /// The XskRing models of specs/manifest.json, None if there is no manifest.
 pub fn manifest_models() -> Option<Vec<ManifestModel>> {
     manifest_models_of("XskRing")
