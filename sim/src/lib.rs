@@ -11,7 +11,7 @@ mod disabled;
 pub mod protocols;
 
 pub use disabled::{Disabled, Step};
-pub use protocols::{copy_tx, devmem, xsk_ring};
+pub use protocols::{copy_tx, devmem, xsk_ring, xsk_rx};
 
 /// Items of the std build only: loom builds just the protocols' objects.
 macro_rules! std_only {
@@ -52,6 +52,9 @@ pub fn mutants() -> Vec<&'static str> {
         "mutant-dm-close-no-release",
         "mutant-dm-unbind-no-cleanup",
         "mutant-dm-mode-mix",
+        "mutant-xsk-gen-rx-race",
+        "mutant-xdp-missing-flush",
+        "mutant-redirect-xsk-ignore-key",
     ];
     all.into_iter()
         .filter(|(_, on)| *on)

@@ -1,0 +1,605 @@
+//! The whole receive side in one place, each spec action a method of its
+//! name returning whether it was enabled (Err: not enabled, nothing
+//! changed): what the harness's scheduler and a comparison with the
+//! model drive. The real-thread runner and loom call the objects'
+//! kernel functions underneath directly.
+
+use ringlab_model::xsk_rx::{
+    Action, Buf, Cpu, Fate, Mutant, Redirect, RxPath, Sock, Sst, Stage, Verdict,
+};
+use ringlab_ring::sync::Arc;
+
+use super::app::App;
+use super::config::XskRxConfig;
+use super::cost::Cost;
+use super::cpu::{PerCpu, Receive};
+use super::lock::SpinLock;
+use super::pool::Pool;
+use super::queue::RxQueue;
+use super::sock::XdpSock;
+use super::xskmap::XskMap;
+use super::{Disabled, Step};
+
+#[derive(Debug)]
+pub struct XskRx {
+    pub cfg: XskRxConfig,
+    pub pool: Arc<Pool>,
+    /// Sockets 1..NSockets, at s - 1.
+    pub socks: Vec<Arc<XdpSock>>,
+    pub map: Arc<XskMap>,
+    pub rxq: Arc<RxQueue>,
+    pub cpus: Vec<Arc<PerCpu>>,
+    pub app: Arc<App>,
+    /// Each CPU's receive in progress.
+    pub recv: Vec<Receive>,
+    pub cost: Cost,
+    /// Steps the drain has asked for.
+    pub drain_steps: u64,
+}
+
+fn off(action: &'static str, why: impl Into<String>) -> Disabled {
+    Disabled::new(action, why)
+}
+
+impl XskRx {
+    pub fn new(cfg: XskRxConfig) -> Result<XskRx, String> {
+        cfg.validate()?;
+        let spec = &cfg.spec;
+        let pool = Arc::new(Pool::new(spec.fq_size, spec.n_bufs)?);
+        let socks = spec
+            .sockets()
+            .map(|s| XdpSock::new(s, spec.rx_size, !spec.late(s)).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let bound: Vec<Sock> = spec.sockets().filter(|&s| !spec.late(s)).collect();
+        // The fast path's queue keeps the socket bound at the start if it
+        // is the only one.
+        let xsk = if spec.redirect == Redirect::Xsk && bound.len() == 1 {
+            bound[0]
+        } else {
+            0
+        };
+        let rings: Vec<_> = socks.iter().map(|s| s.rx_ring.clone()).collect();
+        Ok(XskRx {
+            app: Arc::new(App::new(spec.bufs(), &pool.fq_ring, &rings)),
+            map: Arc::new(XskMap::new(spec.n_sockets, |s| !spec.late(s))),
+            rxq: Arc::new(RxQueue::new(spec.max_pkts, xsk)),
+            cpus: spec
+                .cpu_ids()
+                .map(|_| Arc::new(PerCpu::default()))
+                .collect(),
+            recv: vec![Receive::IDLE; spec.cpus.len()],
+            pool,
+            socks,
+            cost: Cost::default(),
+            drain_steps: 0,
+            cfg,
+        })
+    }
+
+    /// Socket s, if the config has it.
+    pub fn sock(&self, action: &'static str, s: Sock) -> Result<&Arc<XdpSock>, Disabled> {
+        self.socks
+            .get(usize::from(s).wrapping_sub(1))
+            .ok_or_else(|| off(action, format!("no socket {s}")))
+    }
+
+    fn cpu(&self, action: &'static str, c: Cpu) -> Result<usize, Disabled> {
+        let i = usize::from(c);
+        if i < self.recv.len() {
+            Ok(i)
+        } else {
+            Err(off(action, format!("no CPU {c}")))
+        }
+    }
+
+    /// The lock a receive for s takes: pool->rx_lock
+    /// (mutant-xsk-gen-rx-race: the socket's own xs->rx_lock).
+    pub fn rx_lock_of(&self, s: Sock) -> &SpinLock {
+        if cfg!(feature = "mutant-xsk-gen-rx-race") {
+            &self.socks[usize::from(s) - 1].rx_lock
+        } else {
+            &self.pool.rx_lock
+        }
+    }
+
+    fn generic(&self) -> bool {
+        self.cfg.spec.path == RxPath::Generic
+    }
+
+    /// UserFill(b): xsk_ring_prod__reserve/submit of buffer b on the
+    /// fill ring.
+    pub fn user_fill(&mut self, b: Buf) -> Step {
+        if !self.app.holds(b) {
+            return Err(off(
+                "UserFill",
+                format!("the application does not hold {b}"),
+            ));
+        }
+        if !self.app.fill(b) {
+            return Err(off("UserFill", "the fill ring is full"));
+        }
+        Ok(())
+    }
+
+    /// UserRecv(s): xsk_ring_cons__peek/release on s's rx ring.
+    pub fn user_recv(&mut self, s: Sock) -> Step {
+        self.sock("UserRecv", s)?;
+        self.app.recv(s).map(|_| ()).ok_or_else(|| {
+            off(
+                "UserRecv",
+                format!("nothing published on socket {s}'s rx ring"),
+            )
+        })
+    }
+
+    /// XskBind(s): xsk_bind() of a socket not bound yet; with the fast
+    /// path, the queue keeps s in netdev_rx_queue if no other socket is
+    /// bound, and none once a second one is.
+    pub fn xsk_bind(&mut self, s: Sock) -> Step {
+        let sock = self.sock("XskBind", s)?;
+        if sock.state() != Sst::Unbound {
+            return Err(off(
+                "XskBind",
+                format!("socket {s} is {}", sock.state().id()),
+            ));
+        }
+        sock.set_state(Sst::Bound);
+        if self.cfg.spec.redirect == Redirect::Xsk {
+            let alone = self
+                .socks
+                .iter()
+                .all(|o| o.id == s || o.state() != Sst::Bound);
+            self.rxq.set_xsk(if alone { s } else { 0 });
+        }
+        Ok(())
+    }
+
+    /// XskMapUpdate(s): bpf_map_update_elem(), xsk_map_update_elem() of
+    /// entry s with socket s, bound or not.
+    pub fn xsk_map_update(&mut self, s: Sock) -> Step {
+        let sock = self.sock("XskMapUpdate", s)?;
+        if !matches!(sock.state(), Sst::Unbound | Sst::Bound) || self.map.holds(s) {
+            return Err(off(
+                "XskMapUpdate",
+                format!("socket {s} is released or in the map"),
+            ));
+        }
+        self.map.update(s);
+        Ok(())
+    }
+
+    /// XskRelease(s): close(), xsk_release(): xsk_delete_from_maps(),
+    /// xsk_unbind_dev() (XSK_UNBOUND, and out of netdev_rx_queue).
+    pub fn xsk_release(&mut self, s: Sock) -> Step {
+        let sock = self.sock("XskRelease", s)?;
+        if !self.cfg.spec.closes || sock.state() != Sst::Bound {
+            return Err(off(
+                "XskRelease",
+                format!("socket {s} is not bound, or no close"),
+            ));
+        }
+        sock.set_state(Sst::Unbinding);
+        self.map.delete(s);
+        if self.rxq.xsk() == s {
+            self.rxq.set_xsk(0);
+        }
+        Ok(())
+    }
+
+    /// Socket s is in no CPU's receive, flush list or driver slot: what
+    /// synchronize_net() waits for.
+    pub fn unheld(&self, s: Sock) -> bool {
+        self.recv.iter().all(|r| r.sock != s)
+            && self
+                .cpus
+                .iter()
+                .all(|c| !c.listed().contains(&s) && c.slot() != s)
+    }
+
+    /// XskReleaseDone(s): xsk_release()'s synchronize_net() returned; the
+    /// socket and its rings are freed (sk_destruct), the buffers on its rx
+    /// ring the application's again.
+    pub fn xsk_release_done(&mut self, s: Sock) -> Step {
+        let sock = self.sock("XskReleaseDone", s)?.clone();
+        if sock.state() != Sst::Unbinding {
+            return Err(off(
+                "XskReleaseDone",
+                format!("socket {s} is not being released"),
+            ));
+        }
+        if !self.unheld(s) {
+            return Err(off(
+                "XskReleaseDone",
+                format!("a CPU still holds socket {s}"),
+            ));
+        }
+        sock.set_state(Sst::Freed);
+        self.app.freed(s, || {
+            sock.rx_state().0.into_iter().map(|(b, _)| b).collect()
+        });
+        Ok(())
+    }
+
+    /// NapiPoll(c): napi_schedule() and the poll of the queue on c.
+    pub fn napi_poll(&mut self, c: Cpu) -> Step {
+        self.cpu("NapiPoll", c)?;
+        let spec = &self.cfg.spec;
+        if spec.path != RxPath::Driver || self.rxq.arrived() >= u32::from(spec.max_pkts) {
+            return Err(off("NapiPoll", "not the driver path, or no packet left"));
+        }
+        if !self.rxq.napi_schedule(c) {
+            return Err(off("NapiPoll", "another CPU polls the queue"));
+        }
+        Ok(())
+    }
+
+    /// XdpDoFlush(c): the poll's end: the driver's xsk_flush() of its own
+    /// socket, xdp_do_flush() -> __xsk_map_flush() of every listed
+    /// socket (xskq_prod_submit() of its rx ring, __xskq_cons_release()
+    /// of the fill ring), then napi_complete_done()
+    /// (mutant-xdp-missing-flush: nothing is flushed).
+    pub fn xdp_do_flush(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XdpDoFlush", c)?;
+        if self.generic()
+            || self.rxq.poller() != Some(c)
+            || self.recv[ci].stage != Stage::Idle
+            || self.rxq.arrived() <= self.rxq.poll_start()
+        {
+            return Err(off(
+                "XdpDoFlush",
+                format!("CPU {c} is not at the end of a poll"),
+            ));
+        }
+        if !cfg!(feature = "mutant-xdp-missing-flush") {
+            let cpu = &self.cpus[ci];
+            let own = cpu.slot();
+            let mut todo = cpu.take_list(&mut self.cost);
+            if own != 0 && !todo.contains(&own) {
+                todo.push(own);
+            }
+            cpu.set_slot(0);
+            for &s in &todo {
+                self.socks[usize::from(s) - 1].rx_submit();
+            }
+            if !todo.is_empty() {
+                self.pool.fq_release();
+            }
+        }
+        self.cost.polls += 1;
+        self.rxq.napi_complete(c);
+        Ok(())
+    }
+
+    /// bpf_redirect_xsk(k) (seed 002, with ringlab's comparison): the
+    /// queue keeps a socket and XSKMAP entry k is that socket
+    /// (mutant-redirect-xsk-ignore-key: whatever k names).
+    fn redirect_xsk(&mut self, k: Sock) -> Option<Sock> {
+        let q = self.rxq.xsk();
+        if self.cfg.spec.redirect != Redirect::Xsk || q == 0 {
+            return None;
+        }
+        if cfg!(feature = "mutant-redirect-xsk-ignore-key") {
+            return Some(q);
+        }
+        (self.map.lookup(k, &mut self.cost) == Some(q) && k == q).then_some(q)
+    }
+
+    /// XdpRun(c, v, k, len): a packet of len chunks arrives on c (in the
+    /// poll, within its budget; or through netif_receive_skb() on the
+    /// generic path) and its program returns v. XDP_REDIRECT:
+    /// bpf_redirect_map(k) fills bpf_redirect_info, xdp_do_redirect()
+    /// reads it back, xsk_rcv_check() refuses an unbound socket; a packet
+    /// larger than a chunk without XDP_USE_SG is dropped (-ENOSPC);
+    /// XDP_REDIRECT_XSK receives into the queue's socket.
+    pub fn xdp_run(&mut self, c: Cpu, v: Verdict, k: Sock, len: u8) -> Step {
+        let ci = self.cpu("XdpRun", c)?;
+        let spec = self.cfg.spec.clone();
+        if !spec.verdicts.contains(&v)
+            || !(1..=spec.n_sockets).contains(&k)
+            || !(1..=spec.max_len).contains(&len)
+        {
+            return Err(off(
+                "XdpRun",
+                "a verdict, index or length outside the config",
+            ));
+        }
+        if self.recv[ci].stage != Stage::Idle || self.rxq.arrived() >= u32::from(spec.max_pkts) {
+            return Err(off("XdpRun", format!("CPU {c} is busy, or no packet left")));
+        }
+        if spec.path == RxPath::Driver
+            && (self.rxq.poller() != Some(c)
+                || self.rxq.arrived() - self.rxq.poll_start() >= spec.poll_budget)
+        {
+            return Err(off(
+                "XdpRun",
+                format!("CPU {c} is not in a poll with budget left"),
+            ));
+        }
+        let p = self.rxq.arrive().expect("a packet is left");
+        let fate = match v {
+            Verdict::Drop => Fate::XdpDrop,
+            Verdict::Pass => Fate::XdpPass,
+            Verdict::Redirect => {
+                let (s, fast) = match (v, self.redirect_xsk(k)) {
+                    (_, Some(q)) => (Some(q), true),
+                    _ => {
+                        let found = self.map.lookup(k, &mut self.cost);
+                        let mut ri = self.cpus[ci].ri.lock().unwrap_or_else(|e| e.into_inner());
+                        let s = if ri.redirect_map(k, found, &mut self.cost) {
+                            ri.do_redirect(self.generic(), &mut self.cost)
+                        } else {
+                            None
+                        };
+                        (s, false)
+                    }
+                };
+                match s {
+                    Some(s) if self.socks[usize::from(s) - 1].state() == Sst::Bound => {
+                        if len > 1 && !spec.sg {
+                            self.socks[usize::from(s) - 1].bump_dropped();
+                            Fate::RxDropped
+                        } else {
+                            if fast {
+                                self.cost.fast += 1;
+                            } else {
+                                self.cost.slow += 1;
+                            }
+                            self.recv[ci] = Receive {
+                                stage: if self.generic() {
+                                    Stage::Lock
+                                } else {
+                                    Stage::Alloc
+                                },
+                                pkt: p,
+                                sock: s,
+                                key: k,
+                                len,
+                                bufs: Vec::new(),
+                                peek: None,
+                                fast,
+                            };
+                            Fate::Busy
+                        }
+                    }
+                    _ => Fate::RedirectErr,
+                }
+            }
+        };
+        self.rxq.set_fate(p, fate);
+        Ok(())
+    }
+
+    /// RxLock(c): xsk_generic_rcv()'s spin_lock_bh(&xs->pool->rx_lock).
+    pub fn rx_lock(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("RxLock", c)?;
+        let r = &self.recv[ci];
+        if r.stage != Stage::Lock {
+            return Err(off("RxLock", format!("CPU {c} waits for no lock")));
+        }
+        if !self.rx_lock_of(r.sock).try_lock(c) {
+            return Err(off("RxLock", "the lock is held"));
+        }
+        self.recv[ci].stage = Stage::Alloc;
+        Ok(())
+    }
+
+    /// Finish(c, f): the packet's end; the generic path's xsk_flush() and
+    /// unlock are still to come.
+    fn finish(&mut self, ci: usize, f: Fate) {
+        self.rxq.set_fate(self.recv[ci].pkt, f);
+        if self.generic() {
+            self.recv[ci].stage = Stage::Flush;
+            self.recv[ci].bufs.clear();
+        } else {
+            self.recv[ci] = Receive::IDLE;
+        }
+    }
+
+    /// XskRcvCheckRoom(c): __xsk_rcv()'s whole-packet checks of a packet
+    /// of several chunks: xsk_buff_can_alloc() (else rx_dropped), then
+    /// xskq_prod_nb_free() of the rx ring (else rx_queue_full).
+    pub fn xsk_rcv_check_room(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XskRcvCheckRoom", c)?;
+        let r = &self.recv[ci];
+        if r.stage != Stage::Alloc || !r.bufs.is_empty() || r.peek.is_some() || r.len <= 1 {
+            return Err(off(
+                "XskRcvCheckRoom",
+                format!("CPU {c} has no packet to check"),
+            ));
+        }
+        let (s, len) = (r.sock, u32::from(r.len));
+        let sock = self.socks[usize::from(s) - 1].clone();
+        if !self.pool.xp_can_alloc(len) {
+            sock.bump_dropped();
+            self.finish(ci, Fate::RxDropped);
+        } else if sock.rx_nb_free(len) < len {
+            sock.bump_queue_full();
+            self.finish(ci, Fate::RxQueueFull);
+        } else {
+            self.recv[ci].stage = Stage::Take;
+        }
+        Ok(())
+    }
+
+    /// c takes buffers (a packet of several chunks once checked whole),
+    /// reads no fill ring entry, and needs another.
+    fn wants_buffer(&self, ci: usize) -> bool {
+        let r = &self.recv[ci];
+        matches!(r.stage, Stage::Alloc | Stage::Take)
+            && r.peek.is_none()
+            && (r.stage != Stage::Alloc || r.len == 1)
+            && r.bufs.len() < usize::from(r.len)
+    }
+
+    /// XpAllocFree(c): xsk_buff_alloc() -> xp_alloc() from
+    /// pool->free_list.
+    pub fn xp_alloc_free(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XpAllocFree", c)?;
+        if !self.wants_buffer(ci) {
+            return Err(off("XpAllocFree", format!("CPU {c} needs no buffer")));
+        }
+        let b = self
+            .pool
+            .xp_alloc_free()
+            .ok_or_else(|| off("XpAllocFree", "the free list is empty"))?;
+        self.recv[ci].bufs.push(b);
+        Ok(())
+    }
+
+    /// XpAllocPeek(c): with the free list empty, __xp_alloc()'s
+    /// xskq_cons_peek_addr_unchecked() reads the fill ring entry at
+    /// cached_cons.
+    pub fn xp_alloc_peek(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XpAllocPeek", c)?;
+        if !self.wants_buffer(ci) || !self.pool.free_list().is_empty() {
+            return Err(off(
+                "XpAllocPeek",
+                format!("CPU {c} needs no fill ring entry"),
+            ));
+        }
+        let b = self
+            .pool
+            .xp_alloc_peek()
+            .ok_or_else(|| off("XpAllocPeek", "the fill ring is empty"))?;
+        self.recv[ci].peek = Some(b);
+        Ok(())
+    }
+
+    /// XpAllocTake(c): __xp_alloc()'s xskq_cons_release(): cached_cons
+    /// moves past the entry; c keeps the buffer it read.
+    pub fn xp_alloc_take(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XpAllocTake", c)?;
+        let b = self.recv[ci]
+            .peek
+            .ok_or_else(|| off("XpAllocTake", format!("CPU {c} read no entry")))?;
+        if !self.pool.xp_alloc_take() {
+            return Err(off("XpAllocTake", "the fill ring is empty"));
+        }
+        let r = &mut self.recv[ci];
+        r.bufs.push(b);
+        r.peek = None;
+        Ok(())
+    }
+
+    /// XpAllocFail(c): a single chunk finds neither a free buffer nor a
+    /// fill ring entry: __xsk_rcv() returns -ENOMEM, rx_dropped++.
+    pub fn xp_alloc_fail(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XpAllocFail", c)?;
+        let r = &self.recv[ci];
+        if r.stage != Stage::Alloc || r.len != 1 || r.peek.is_some() || !r.bufs.is_empty() {
+            return Err(off(
+                "XpAllocFail",
+                format!("CPU {c} allocates no single chunk"),
+            ));
+        }
+        if self.pool.xp_can_alloc(1) {
+            return Err(off("XpAllocFail", "a buffer is there"));
+        }
+        self.socks[usize::from(r.sock) - 1].bump_dropped();
+        self.finish(ci, Fate::RxDropped);
+        Ok(())
+    }
+
+    /// XskRcvReserve(c): every chunk copied (xsk_copy_xdp()), one
+    /// descriptor each reserved with xskq_prod_reserve_desc() as far as
+    /// the ring has room; the socket listed for the flush
+    /// (__xsk_map_redirect()'s list_add(), the fast path's driver slot).
+    /// A chunk that does not fit goes back with xsk_buff_free(); a packet
+    /// none of which fits is rx_queue_full.
+    pub fn xsk_rcv_reserve(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XskRcvReserve", c)?;
+        let r = self.recv[ci].clone();
+        if !matches!(r.stage, Stage::Alloc | Stage::Take)
+            || r.peek.is_some()
+            || r.len == 0
+            || r.bufs.len() != usize::from(r.len)
+        {
+            return Err(off(
+                "XskRcvReserve",
+                format!("CPU {c} holds no whole packet"),
+            ));
+        }
+        let sock = self.socks[usize::from(r.sock) - 1].clone();
+        for &b in &r.bufs {
+            self.pool.copy(b, r.pkt);
+        }
+        let n = sock.reserve_descs(&r.bufs);
+        if n == 0 {
+            self.pool.xsk_buff_free(&r.bufs);
+            sock.bump_queue_full();
+            self.finish(ci, Fate::RxQueueFull);
+            return Ok(());
+        }
+        self.pool.xsk_buff_free(&r.bufs[n..]);
+        if !self.generic() {
+            let cpu = self.cpus[ci].clone();
+            if r.fast && (cpu.slot() == 0 || cpu.slot() == r.sock) {
+                cpu.set_slot(r.sock);
+            } else {
+                cpu.list(r.sock, &mut self.cost);
+            }
+        }
+        self.finish(ci, Fate::Rx);
+        Ok(())
+    }
+
+    /// XskFlush(c): xsk_generic_rcv()'s xsk_flush() (the rx producer and
+    /// the fill ring's consumer published), then spin_unlock_bh().
+    pub fn xsk_flush(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XskFlush", c)?;
+        if !self.generic() || self.recv[ci].stage != Stage::Flush {
+            return Err(off("XskFlush", format!("CPU {c} has nothing to flush")));
+        }
+        let s = self.recv[ci].sock;
+        self.socks[usize::from(s) - 1].rx_submit();
+        self.pool.fq_release();
+        self.rx_lock_of(s).unlock(c);
+        self.recv[ci] = Receive::IDLE;
+        Ok(())
+    }
+
+    /// Every packet arrived, every CPU idle, no poll.
+    pub fn is_done(&self) -> bool {
+        self.rxq.arrived() == u32::from(self.cfg.spec.max_pkts)
+            && self.recv.iter().all(|r| r.stage == Stage::Idle)
+            && self.rxq.poller().is_none()
+    }
+
+    /// Done: nothing left to do (changes nothing).
+    pub fn done(&mut self) -> Step {
+        if self.is_done() {
+            Ok(())
+        } else {
+            Err(off("Done", "a packet is still to come, or a CPU busy"))
+        }
+    }
+
+    /// One spec action with the model's choices.
+    pub fn step(&mut self, a: &Action) -> Step {
+        match *a {
+            Action::UserFill { b } => self.user_fill(b),
+            Action::UserRecv { s } => self.user_recv(s),
+            Action::XskBind { s } => self.xsk_bind(s),
+            Action::XskMapUpdate { s } => self.xsk_map_update(s),
+            Action::XskRelease { s } => self.xsk_release(s),
+            Action::XskReleaseDone { s } => self.xsk_release_done(s),
+            Action::NapiPoll { c } => self.napi_poll(c),
+            Action::XdpDoFlush { c } => self.xdp_do_flush(c),
+            Action::XdpRun { c, v, k, len } => self.xdp_run(c, v, k, len),
+            Action::RxLock { c } => self.rx_lock(c),
+            Action::XskRcvCheckRoom { c } => self.xsk_rcv_check_room(c),
+            Action::XpAllocFree { c } => self.xp_alloc_free(c),
+            Action::XpAllocPeek { c } => self.xp_alloc_peek(c),
+            Action::XpAllocTake { c } => self.xp_alloc_take(c),
+            Action::XpAllocFail { c } => self.xp_alloc_fail(c),
+            Action::XskRcvReserve { c } => self.xsk_rcv_reserve(c),
+            Action::XskFlush { c } => self.xsk_flush(c),
+            Action::Done => self.done(),
+        }
+    }
+
+    /// The mutant this build carries.
+    pub fn mutant(&self) -> Mutant {
+        self.cfg.spec.mutant
+    }
+}
