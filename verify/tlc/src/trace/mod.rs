@@ -5,7 +5,8 @@
 //! file keeps what is its own ([`SpecTrace`]): how its constants and a
 //! state print, and how a rejection is explained. xsk_ring.rs: the
 //! simulator's ring traces (specs/XskRingTrace.tla); copy_tx.rs:
-//! XskCopyTxTrace.tla; devmem.rs: DevmemTokensTrace.tla.
+//! XskCopyTxTrace.tla; devmem.rs: DevmemTokensTrace.tla; xsk_rx.rs:
+//! XskRxTrace.tla.
 
 /// The path's functions for one spec `$spec` (a [`SpecTrace`] whose
 /// config and state are `$cfg` and `$state`), under the names every spec
@@ -69,6 +70,7 @@ pub mod devmem;
 pub mod kernel_chain;
 mod validate;
 pub mod xsk_ring;
+pub mod xsk_rx;
 
 pub use validate::{check, cfg_text, module, validate, verdict, write_model, SpecTrace, Verdict};
 
