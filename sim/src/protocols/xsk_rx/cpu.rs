@@ -124,7 +124,10 @@ impl PerCpu {
     }
 
     /// __xsk_map_flush()'s walk: every listed socket, taken off the list.
+    /// The poll's bpf_net_context ends with it (bpf_net_ctx_clear()): the
+    /// next poll sets up its list again.
     pub fn take_list(&self, cost: &mut Cost) -> Vec<Sock> {
+        self.ri.lock().unwrap_or_else(|e| e.into_inner()).flush_init = false;
         let l = std::mem::take(&mut *self.flush.lock().unwrap_or_else(|e| e.into_inner()));
         cost.flush_walk += l.len() as u64;
         l

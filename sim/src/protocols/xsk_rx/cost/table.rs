@@ -19,7 +19,7 @@ pub const SEED_FIGURE: &str = "seed 002 (xdpsock -r, i40e, 2.4GHz): ~13% through
 
 /// Packets a poll handles: NAPI_POLL_WEIGHT.
 pub const BUDGET: u32 = 64;
-const BUFS: u8 = 128;
+const BUFS: u8 = 64;
 
 /// One row: a path, its totals.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -50,8 +50,8 @@ fn config(path: RxPath, redirect: Redirect, packets: u8) -> Config {
         max_pkts: packets,
         max_len: 1,
         sg: false,
-        fq_size: 128,
-        rx_size: 128,
+        fq_size: 64,
+        rx_size: 64,
         poll_budget: BUDGET,
         path,
         verdicts: vec![Verdict::Redirect],
