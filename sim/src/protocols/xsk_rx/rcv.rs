@@ -71,6 +71,17 @@ pub fn xsk_map_redirect(
     f
 }
 
+/// The lock xsk_generic_rcv() takes for `sock`: pool->rx_lock
+/// (mutant-xsk-gen-rx-race: the socket's own xs->rx_lock, as before
+/// CVE-2025-37920's fix).
+pub fn rx_lock<'a>(pool: &'a Pool, sock: &'a XdpSock) -> &'a SpinLock {
+    if cfg!(feature = "mutant-xsk-gen-rx-race") {
+        &sock.rx_lock
+    } else {
+        &pool.rx_lock
+    }
+}
+
 /// xsk_generic_rcv() on CPU c: under `lock` (pool->rx_lock; the socket's
 /// own under xsk-gen-rx-race), __xsk_rcv() then xsk_flush(): the rx
 /// producer and the fill ring's consumer published.

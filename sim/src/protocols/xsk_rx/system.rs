@@ -95,11 +95,7 @@ impl XskRx {
     /// The lock a receive for s takes: pool->rx_lock
     /// (mutant-xsk-gen-rx-race: the socket's own xs->rx_lock).
     pub fn rx_lock_of(&self, s: Sock) -> &SpinLock {
-        if cfg!(feature = "mutant-xsk-gen-rx-race") {
-            &self.socks[usize::from(s) - 1].rx_lock
-        } else {
-            &self.pool.rx_lock
-        }
+        super::rcv::rx_lock(&self.pool, &self.socks[usize::from(s) - 1])
     }
 
     fn generic(&self) -> bool {
