@@ -44,7 +44,8 @@ pub struct XdpProg {
     ifindex: i32,
     /// XSKMAP: queue -> AF_XDP socket.
     xsks: MapHandle,
-    /// ARRAY of one u64: frames of ringlab's EtherType seen.
+    /// ARRAY of two u64: frames of ringlab's EtherTypes redirected, and
+    /// dropped or passed.
     seen: MapHandle,
 }
 
@@ -76,12 +77,23 @@ impl XdpProg {
         ctx(self.xsks.update(&queue.to_ne_bytes(), &v.to_ne_bytes(), MapFlags::ANY), "bpf_map_update_elem(xsks)")
     }
 
-    /// Frames of ringlab's EtherType the program has seen so far.
+    /// Frames of ringlab's EtherTypes the program has redirected to a
+    /// socket so far.
     pub fn seen(&self) -> Result<u64, Error> {
+        self.counter(0)
+    }
+
+    /// Frames of ringlab's EtherTypes the program has dropped or passed
+    /// (an empty XSKMAP entry passes) so far.
+    pub fn not_redirected(&self) -> Result<u64, Error> {
+        self.counter(1)
+    }
+
+    fn counter(&self, k: u32) -> Result<u64, Error> {
         let mut v = [0u8; 8];
-        let found = ctx(self.seen.lookup_into(&0u32.to_ne_bytes(), &mut v, MapFlags::ANY), "bpf_map_lookup_elem(seen)")?;
+        let found = ctx(self.seen.lookup_into(&k.to_ne_bytes(), &mut v, MapFlags::ANY), "bpf_map_lookup_elem(seen)")?;
         if !found {
-            return Err(Error::Missing("entry 0 in map seen".into()));
+            return Err(Error::Missing(format!("entry {k} in map seen")));
         }
         Ok(u64::from_ne_bytes(v))
     }

@@ -4,13 +4,14 @@
 //! drains, statistics (also read with short and long optlens), and (with
 //! an RX socket) fills, injected frames, RX consumption and polls; with
 //! XDP_USE_SG multi-buffer packets, with a shared umem a second socket
-//! (gen_mb.rs); long runs of frames for batches. The same seed and profile
-//! always give the same scenario.
+//! (gen_mb.rs); long runs of frames for batches; one seed in eight a
+//! receive scenario (gen_rx.rs). The same seed and profile always give the
+//! same scenario.
 
 use ringlab_model::afxdp::{Invalid, Op, Profile, Scenario, Setup, TxDesc};
 use ringlab_model::rng::Rng;
 
-use crate::{gen_grid, gen_mb};
+use crate::{gen_grid, gen_mb, gen_rx};
 use crate::txopts::TX_BATCH_SIZE;
 
 /// The largest frame a 1500-MTU veth forwards (ETH_HLEN + MTU).
@@ -35,6 +36,7 @@ pub fn setup(r: &mut Rng) -> Setup {
         loopback: false,
         sg: r.chance(1, 3),
         shared: r.chance(1, 4),
+        rx_shared: false,
     }
 }
 
@@ -150,7 +152,7 @@ fn tx_descs(r: &mut Rng, s: &Setup) -> Vec<TxDesc> {
         .collect()
 }
 
-fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
+pub(crate) fn inject_lens(r: &mut Rng, s: &Setup) -> Vec<u32> {
     let big = s.rx_frame_len();
     (0..r.one_to(12))
         .map(|_| {
@@ -168,6 +170,9 @@ pub fn scenario(seed: u64) -> Scenario {
 /// The scenario of `seed` for profile `p`: the sockets' TX rings hold its
 /// TX budget.
 pub fn scenario_for(seed: u64, p: &Profile) -> Scenario {
+    if gen_rx::carries_rx(seed) {
+        return gen_rx::scenario(seed);
+    }
     let budget = p.tx_budget;
     let mut r = Rng::new(seed);
     let mut s = setup(&mut r);

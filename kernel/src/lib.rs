@@ -22,6 +22,7 @@ pub mod campaign;
 pub mod compare;
 pub mod gen;
 pub mod gen_mb;
+pub mod gen_rx;
 pub mod gen_grid;
 pub mod shrink;
 pub mod txopts;

@@ -11,14 +11,16 @@ use std::io;
 use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
 
-use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY};
-use ringlab_ring::{RingMem, XdpDesc};
+use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, XdpAct, ETH_P_RINGLAB, ETH_P_TXONLY, XSKMAP_SECOND};
+use ringlab_ring::{RingMem, UserCons, XdpDesc};
 
 use crate::env::Env;
+use crate::mmap_ring::MmapRing;
 use crate::poll::{poll_once, stats_len};
 use crate::shared::{kick_fd, SharedXsk};
 use crate::sys::xdp_statistics;
 use crate::txopts::TxOpts;
+use crate::umem::Umem;
 use crate::xsk::{Xsk, XskConfig};
 
 /// The model's first injected tag (ringlab_model::afxdp state.rs).
@@ -58,11 +60,15 @@ struct Run<'e> {
     tx: Xsk,
     tx2: Option<SharedXsk>,
     rx: Option<Xsk>,
+    /// The second RX socket, on the RX socket's umem (Setup::rx_shared).
+    rx2: Option<SharedXsk>,
     tx_seq: u32,
     fill_seq: u64,
     inject_seq: u32,
     injected: u64,
+    /// The program's counters when the scenario began.
     seen0: u64,
+    other0: u64,
 }
 
 /// A socket of the scenario's setup on queue 0 of `ifindex`, with only the
@@ -93,7 +99,7 @@ pub fn run_with(env: &Env, s: &Scenario, opts: &TxOpts) -> io::Result<Vec<Obs>> 
     let st = &s.setup;
     let tx = Xsk::create(&socket(st, env.ifindex_a, 0, st.tx_size, st.sg))?;
     opts.apply(tx.fd, st.tx_size)?;
-    let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, st.tx_size)?) } else { None };
+    let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, 0, st.tx_size)?) } else { None };
     if let Some(x) = &tx2 {
         opts.apply(x.fd, st.tx_size)?;
     }
@@ -104,13 +110,22 @@ pub fn run_with(env: &Env, s: &Scenario, opts: &TxOpts) -> io::Result<Vec<Obs>> 
     } else {
         None
     };
-    let mut r = Run { env, setup: st.clone(), tx, tx2, rx, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0: env.prog.seen()? };
+    let rx2 = match &rx {
+        Some(first) if st.rx_shared => {
+            let x = SharedXsk::create(first, env.ifindex_b, 0, st.rx_size, 0)?;
+            env.prog.insert(XSKMAP_SECOND, x.fd)?;
+            Some(x)
+        }
+        _ => None,
+    };
+    let (seen0, other0) = (env.prog.seen()?, env.prog.not_redirected()?);
+    let mut r = Run { env, setup: st.clone(), tx, tx2, rx, rx2, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0, other0 };
     let mut out = Vec::with_capacity(s.ops.len() + 1);
-    for op in &s.ops {
-        out.push(r.apply(op)?);
-    }
-    out.push(Obs::Rings(r.rings()));
+    let done = s.ops.iter().try_for_each(|op| Ok::<_, io::Error>(out.push(r.apply(op)?)));
     env.prog.remove(0);
+    env.prog.remove(XSKMAP_SECOND);
+    done?;
+    out.push(Obs::Rings(r.rings()));
     Ok(out)
 }
 
@@ -189,6 +204,10 @@ impl Run<'_> {
                     Some(x) => Some(stats(x.stats()?)),
                     None => None,
                 },
+                rx2: match &self.rx2 {
+                    Some(x) => Some(stats(x.stats()?)),
+                    None => None,
+                },
             },
             Op::Fill(n) => {
                 let Some(x) = self.rx.as_mut() else { return Ok(Obs::Reserved(false)) };
@@ -202,34 +221,35 @@ impl Run<'_> {
             }
             Op::Inject(lens) => {
                 for len in lens {
-                    self.env.injector.send(&frame(*len, ETH_P_RINGLAB, self.inject_seq))?;
-                    self.inject_seq += 1;
-                    self.injected += 1;
+                    self.inject(*len, XdpAct::Redirect)?;
                 }
                 self.settle()?;
                 Obs::Injected(lens.len() as u32)
             }
-            Op::ConsumeRx(n) => {
-                let fs = self.setup.frame_size as u64;
-                let Some(x) = self.rx.as_mut() else { return Ok(Obs::Rx(Vec::new())) };
-                let Some(rx) = x.rx.as_mut() else { return Ok(Obs::Rx(Vec::new())) };
-                let (m, idx) = rx.peek(*n);
-                let mut v = Vec::new();
-                for k in 0..m {
-                    let d = rx.read(idx.wrapping_add(k));
-                    let tag = if d.len >= 18 {
-                        let b = x.umem.read(d.addr + 14, 4);
-                        if b.len() == 4 { u32::from_le_bytes([b[0], b[1], b[2], b[3]]) } else { u32::MAX }
-                    } else {
-                        u32::MAX
-                    };
-                    let _ = fs;
-                    v.push((d.addr, d.len, d.options, tag));
+            Op::InjectAs(frames) => {
+                for (len, act) in frames {
+                    self.inject(*len, *act)?;
                 }
-                rx.release(m);
-                Obs::Rx(v)
+                self.settle()?;
+                Obs::Injected(frames.len() as u32)
+            }
+            Op::ConsumeRx(n) => {
+                let Some(x) = self.rx.as_mut() else { return Ok(Obs::Rx(Vec::new())) };
+                Obs::Rx(x.rx.as_mut().map_or(Vec::new(), |rx| consume(rx, &x.umem, *n)))
+            }
+            Op::ConsumeRx2(n) => {
+                let (Some(x), Some(x2)) = (self.rx.as_ref(), self.rx2.as_mut()) else { return Ok(Obs::Rx(Vec::new())) };
+                Obs::Rx(x2.rx.as_mut().map_or(Vec::new(), |rx| consume(rx, &x.umem, *n)))
             }
         })
+    }
+
+    /// One frame from the peer with the EtherType that gives it `act`.
+    fn inject(&mut self, len: u32, act: XdpAct) -> io::Result<()> {
+        self.env.injector.send(&frame(len, act.ethertype(), self.inject_seq))?;
+        self.inject_seq += 1;
+        self.injected += 1;
+        Ok(())
     }
 
     /// Reserve (all or nothing), write and submit `descs` on socket `s`'s
@@ -238,7 +258,7 @@ impl Run<'_> {
         let ethertype = if self.setup.loopback { ETH_P_RINGLAB } else { ETH_P_TXONLY };
         let tx = match s {
             0 => self.tx.tx.as_mut(),
-            _ => self.tx2.as_mut().map(|x| &mut x.tx),
+            _ => self.tx2.as_mut().and_then(|x| x.tx.as_mut()),
         };
         let Some(tx) = tx else { return false };
         let n = descs.len() as u32;
@@ -283,9 +303,11 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Frames sent toward the RX socket: the injected ones, and in loopback
-    /// the transmitted ones (completions that are not invalid descriptors;
-    /// loopback scenarios send only frames the program redirects).
+    /// Frames sent toward the RX sockets: the injected ones, and in
+    /// loopback the transmitted ones (completions that are not invalid
+    /// descriptors; loopback scenarios send only frames the program
+    /// redirects). Every one has passed the program, and every redirected
+    /// one is on an RX ring or in a drop counter.
     fn rx_settled(&self) -> io::Result<bool> {
         let Some(x) = &self.rx else { return Ok(true) };
         let mut expected = self.injected;
@@ -294,9 +316,14 @@ impl Run<'_> {
             expected += self.tx.comp.ring().producer().load(Acquire) as u64 - s.tx_invalid_descs;
         }
         let seen = self.env.prog.seen()? - self.seen0;
+        let other = self.env.prog.not_redirected()? - self.other0;
         let s = x.stats()?;
-        let on_ring = x.rx.as_ref().map_or(0, |r| r.ring().producer().load(Acquire)) as u64;
-        Ok(seen >= expected && on_ring + s.rx_dropped + s.rx_ring_full == seen)
+        let mut ended = x.rx.as_ref().map_or(0, |r| r.ring().producer().load(Acquire)) as u64 + s.rx_dropped + s.rx_ring_full;
+        if let Some(x2) = &self.rx2 {
+            let s2 = x2.stats()?;
+            ended += x2.rx.as_ref().map_or(0, |r| r.ring().producer().load(Acquire)) as u64 + s2.rx_dropped + s2.rx_ring_full;
+        }
+        Ok(seen + other >= expected && ended == seen)
     }
 
     fn rings(&self) -> RingIdx {
@@ -316,9 +343,26 @@ impl Run<'_> {
             fill: fill.map_or((0, 0), pc),
             rx: rx.map_or((0, 0), pc),
             flags: [fl(tx), fl(Some(self.tx.comp.ring())), fl(fill), fl(rx)],
-            tx2: self.tx2.as_ref().map_or((0, 0), |x| pc(x.tx.ring())),
+            tx2: self.tx2.as_ref().and_then(|x| x.tx.as_ref()).map_or((0, 0), |t| pc(t.ring())),
+            rx2: self.rx2.as_ref().and_then(|x| x.rx.as_ref()).map_or((0, 0), |r| pc(r.ring())),
         }
     }
+}
+
+/// Peek, read and release up to `n` RX descriptors, each with the tag its
+/// frame carries in `umem`.
+fn consume(rx: &mut UserCons<MmapRing<XdpDesc>>, umem: &Umem, n: u32) -> Vec<(u64, u32, u32, u32)> {
+    let (m, idx) = rx.peek(n);
+    let v = (0..m)
+        .map(|k| {
+            let d = rx.read(idx.wrapping_add(k));
+            let b = if d.len >= 18 { umem.read(d.addr + 14, 4) } else { Vec::new() };
+            let tag = b.try_into().map_or(u32::MAX, u32::from_le_bytes);
+            (d.addr, d.len, d.options, tag)
+        })
+        .collect();
+    rx.release(m);
+    v
 }
 
 /// A sendto result as the model gives it: 0, or the errno.

@@ -2,12 +2,12 @@
 //! same device and queue: it gets the first socket's buffer pool
 //! (xsk_bind: `xp_get_pool(umem_xs->pool)`), so the fill and completion
 //! rings are the first socket's, and it may set neither of its own
-//! (-EINVAL); it has only a TX ring. The bind flags must be
-//! XDP_SHARED_UMEM alone: copy mode and XDP_USE_SG come from the pool.
+//! (-EINVAL); it has a TX ring, an RX ring or both. The bind flags must
+//! be XDP_SHARED_UMEM alone: copy mode and XDP_USE_SG come from the pool.
 
 use std::io;
 
-use ringlab_ring::{UserProd, XdpDesc};
+use ringlab_ring::{UserCons, UserProd, XdpDesc};
 
 use crate::mmap_ring::MmapRing;
 use crate::sys::*;
@@ -15,18 +15,32 @@ use crate::xsk::{bind_retrying, FdGuard, Xsk};
 
 pub struct SharedXsk {
     pub fd: libc::c_int,
-    pub tx: UserProd<MmapRing<XdpDesc>>,
+    pub tx: Option<UserProd<MmapRing<XdpDesc>>>,
+    pub rx: Option<UserCons<MmapRing<XdpDesc>>>,
 }
 
 impl SharedXsk {
-    pub fn create(first: &Xsk, ifindex: u32, queue: u32, tx_size: u32) -> io::Result<SharedXsk> {
+    /// A socket with rings of these sizes (0: none) on `first`'s umem.
+    pub fn create(first: &Xsk, ifindex: u32, queue: u32, rx_size: u32, tx_size: u32) -> io::Result<SharedXsk> {
         // Safety: plain socket(2).
         let fd = unsafe { libc::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         check(fd as libc::c_long, "socket(AF_XDP)")?;
         let guard = FdGuard(fd);
-        setsockopt(fd, SOL_XDP, XDP_TX_RING, &tx_size, "XDP_TX_RING")?;
+        if rx_size > 0 {
+            setsockopt(fd, SOL_XDP, XDP_RX_RING, &rx_size, "XDP_RX_RING")?;
+        }
+        if tx_size > 0 {
+            setsockopt(fd, SOL_XDP, XDP_TX_RING, &tx_size, "XDP_TX_RING")?;
+        }
         let off: xdp_mmap_offsets = getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, "XDP_MMAP_OFFSETS")?;
-        let tx = MmapRing::map(fd, XDP_PGOFF_TX_RING, off.tx, tx_size)?;
+        let rx = match rx_size {
+            0 => None,
+            n => Some(MmapRing::map(fd, XDP_PGOFF_RX_RING, off.rx, n)?),
+        };
+        let tx = match tx_size {
+            0 => None,
+            n => Some(MmapRing::map(fd, XDP_PGOFF_TX_RING, off.tx, n)?),
+        };
         let sa = sockaddr_xdp {
             sxdp_family: AF_XDP as u16,
             sxdp_flags: XDP_SHARED_UMEM,
@@ -36,8 +50,8 @@ impl SharedXsk {
         };
         bind_retrying(fd, &sa)?;
         std::mem::forget(guard);
-        // Safety: this socket's TX ring has no other user-side handle.
-        Ok(SharedXsk { fd, tx: unsafe { UserProd::new(tx) } })
+        // Safety: this socket's rings have no other user-side handle.
+        unsafe { Ok(SharedXsk { fd, tx: tx.map(|r| UserProd::new(r)), rx: rx.map(|r| UserCons::new(r)) }) }
     }
 
     /// The copy-mode kick, as Xsk::kick.

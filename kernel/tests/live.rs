@@ -9,34 +9,12 @@
 use ringlab_kernel::campaign::{self, in_sandbox, Opts};
 use ringlab_kernel::compare::{check, compare};
 use ringlab_kernel::env::release;
-use ringlab_kernel::runner;
 use ringlab_model::afxdp::{predict, Invalid, Obs, Op, Profile, RingIdx, Scenario, Setup, Stats, TxDesc, XDP_PKT_CONTD};
 use ringlab_model::afxdp::{V6_12, V6_18};
 
 mod common;
 
-use common::{desc, setup, skip};
-
-/// Runs `s` on the kernel; panics with both sides on a divergence.
-fn agree(s: Scenario) {
-    let p = Profile::for_release(&release());
-    let want = predict(&s, &p);
-    let m = in_sandbox(move |env| check(env, &s, &p)).unwrap();
-    assert!(m.is_none(), "kernel diverges from the model: {m:?}\nmodel: {want:?}");
-}
-
-/// The kernel's observations of `s`, printed, after checking they are the
-/// model's under the running kernel's profile.
-fn observe(s: Scenario) -> Vec<Obs> {
-    let p = Profile::for_release(&release());
-    let want = predict(&s, &p);
-    let k = in_sandbox(move |env| runner::run(env, &s)).unwrap();
-    for (i, o) in k.iter().enumerate() {
-        println!("  {i}: {o:?}");
-    }
-    assert_eq!(want, k, "kernel (right) diverges from the model under profile {}", p.name);
-    k
-}
+use common::{agree, desc, observe, setup, skip};
 
 fn tx_stats(o: &Obs) -> Stats {
     let Obs::Stats { tx, .. } = o else { panic!("not stats: {o:?}") };

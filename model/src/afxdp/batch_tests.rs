@@ -20,6 +20,7 @@ fn setup(comp_size: u32, tx_size: u32) -> Setup {
         loopback: false,
         sg: false,
         shared: false,
+        rx_shared: false,
     }
 }
 

@@ -20,6 +20,7 @@ pub(super) fn setup(shared: bool, sg: bool) -> Setup {
         loopback: false,
         sg,
         shared,
+        rx_shared: false,
     }
 }
 

@@ -30,6 +30,8 @@ mod chain_tests;
 #[cfg(test)]
 mod one_socket_tests;
 #[cfg(test)]
+mod rx_tests;
+#[cfg(test)]
 mod threshold_tests;
 
 pub use chain::spec_trace;
@@ -39,7 +41,8 @@ pub use poll::{POLLIN_MASK, POLLOUT_MASK};
 pub use profile::{DropFrags, Profile, V6_12, V6_18};
 pub use project::{expected_completion, STRAY};
 pub use scenario::{
-    Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,
+    Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, XdpAct, ETH_P_RINGLAB, ETH_P_TXONLY, XDP_PACKET_HEADROOM, XDP_PKT_CONTD,
+    XSKMAP_SECOND,
 };
 pub use state::Model;
 pub use validate::{aligned_valid, Invalid};

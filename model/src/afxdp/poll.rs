@@ -39,7 +39,7 @@ impl Model {
     /// the RX ring's published consumer equals its producer
     /// (xskq_prod_is_empty, l.1242).
     pub(super) fn poll_rx(&self) -> u32 {
-        if !self.setup.rx_socket || self.rx.prod == self.rx.cons {
+        if !self.setup.rx_socket || self.rx[0].rx.prod == self.rx[0].rx.cons {
             0
         } else {
             POLLIN_MASK

@@ -1,8 +1,10 @@
-//! Copy-mode receive of one frame redirected to the RX socket:
+//! Copy-mode receive of one frame redirected to an RX socket:
 //! xsk_generic_rcv -> xsk_rcv_check, __xsk_rcv, xsk_flush (net/xdp/xsk.c,
-//! 6.12.117), single buffer.
+//! 6.12.117), single buffer. With a shared umem both RX sockets take
+//! buffers from the one pool (its free list, then its fill ring) under
+//! pool->rx_lock.
 
-use super::scenario::XDP_PACKET_HEADROOM;
+use super::scenario::{Stats, XdpAct, XDP_PACKET_HEADROOM};
 use super::state::Model;
 
 /// The tag read from a frame shorter than header + tag: none.
@@ -27,7 +29,7 @@ impl Model {
         }
         match self.fill.kernel_peek() {
             None => {
-                self.rx_stats.rx_fill_ring_empty_descs += 1;
+                self.fq_empty += 1;
                 None
             }
             Some(addr) => {
@@ -38,25 +40,52 @@ impl Model {
         }
     }
 
-    /// One frame of `len` bytes carrying `tag` arrives at the RX socket.
-    pub(super) fn deliver(&mut self, len: u32, tag: u32) {
+    /// XDP_STATISTICS of RX socket `s`.
+    pub(super) fn rx_stats(&self, s: usize) -> Stats {
+        let k = &self.rx[s];
+        // xsk_getsockopt: xskq_nb_queue_empty_descs(xs->pool->fq).
+        let empty = if cfg!(feature = "mutant-diff-rx-fq-per-socket") { k.fq_empty_own } else { self.fq_empty };
+        Stats { rx_dropped: k.rx_dropped, rx_ring_full: k.rx_ring_full, rx_fill_ring_empty_descs: empty, ..Stats::default() }
+    }
+
+    /// A frame of `len` bytes from the peer, which the XDP program gives
+    /// `act`; it carries the next injected tag whatever becomes of it.
+    pub(super) fn inject(&mut self, len: u32, act: XdpAct) {
+        let tag = self.inject_seq;
+        self.inject_seq += 1;
+        match act {
+            XdpAct::Redirect if self.setup.rx_socket => self.deliver(0, len, tag),
+            XdpAct::Redirect2 if self.rx.len() > 1 => self.deliver(1, len, tag),
+            // An empty XSKMAP entry: the program's fallback, XDP_PASS.
+            XdpAct::Redirect | XdpAct::Redirect2 | XdpAct::Drop | XdpAct::Pass => {}
+        }
+    }
+
+    /// One frame of `len` bytes carrying `tag` arrives at RX socket `s`.
+    pub(super) fn deliver(&mut self, s: usize, len: u32, tag: u32) {
         // xsk_rcv_check: too long for a frame and no multi-buffer.
         if len > self.setup.rx_frame_len() {
-            self.rx_stats.rx_dropped += 1;
+            self.rx[s].rx_dropped += 1;
             return;
         }
         match self.alloc() {
             // xsk_buff_alloc failed: rx_dropped++.
-            None => self.rx_stats.rx_dropped += 1,
+            None => {
+                self.rx[s].rx_dropped += 1;
+                self.rx[s].fq_empty_own += 1;
+            }
             Some(chunk) => {
-                if self.rx.kernel_has_room() {
+                // __xsk_rcv copies the frame in before __xsk_rcv_zc looks
+                // for room: a buffer the application handed in twice can
+                // be overwritten by a frame that is then dropped.
+                self.rx_tags.insert(chunk, if len >= 18 { tag } else { NO_TAG });
+                if self.rx[s].rx.kernel_has_room() {
                     // xp_get_handle: the data's offset in the umem.
                     let addr = chunk + (XDP_PACKET_HEADROOM + self.setup.headroom) as u64;
-                    self.rx.kernel_push((addr, len, 0));
-                    self.rx_tags.insert(chunk, if len >= 18 { tag } else { NO_TAG });
+                    self.rx[s].rx.kernel_push((addr, len, 0));
                 } else {
                     // __xsk_rcv_zc: rx_queue_full++, xsk_buff_free.
-                    self.rx_stats.rx_ring_full += 1;
+                    self.rx[s].rx_ring_full += 1;
                     self.free_list.push(chunk);
                 }
             }
@@ -66,10 +95,11 @@ impl Model {
         self.fill.cons = self.fill.cached_cons;
     }
 
-    pub(super) fn consume_rx(&mut self, n: u32) -> Vec<(u64, u32, u32, u32)> {
+    /// Up to `n` descriptors of RX socket `s` (none if it has none).
+    pub(super) fn consume_rx(&mut self, s: usize, n: u32) -> Vec<(u64, u32, u32, u32)> {
         let fs = self.setup.frame_size as u64;
-        self.rx
-            .user_take(n)
+        let Some(k) = self.rx.get_mut(s) else { return Vec::new() };
+        k.rx.user_take(n)
             .into_iter()
             .map(|(addr, len, opt)| {
                 let tag = if len >= 18 { self.rx_tags.get(&(addr & !(fs - 1))).copied().unwrap_or(NO_TAG) } else { NO_TAG };

@@ -12,6 +12,35 @@ pub const ETH_P_RINGLAB: u16 = 0x88B5;
 /// EtherType of transmitted frames that must not reach the RX socket.
 pub const ETH_P_TXONLY: u16 = 0x88B6;
 
+/// What the XDP program does with an injected frame; the frame's
+/// EtherType says which (bpf/xsk_redirect.bpf.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum XdpAct {
+    /// `bpf_redirect_map(&xsks, queue)`: the RX socket.
+    Redirect,
+    /// `bpf_redirect_map(&xsks, queue + XSKMAP_SECOND)`: the second RX
+    /// socket; with none there, the lookup fails and the frame is passed.
+    Redirect2,
+    /// XDP_DROP.
+    Drop,
+    /// XDP_PASS: to the stack, which has no use for it.
+    Pass,
+}
+
+/// The XSKMAP index of the second RX socket, past the queue's own.
+pub const XSKMAP_SECOND: u32 = 32;
+
+impl XdpAct {
+    pub fn ethertype(self) -> u16 {
+        match self {
+            XdpAct::Redirect => ETH_P_RINGLAB,
+            XdpAct::Redirect2 => 0x88B7,
+            XdpAct::Drop => 0x88B8,
+            XdpAct::Pass => 0x88B9,
+        }
+    }
+}
+
 /// The two sockets: a TX socket on the veth's first end (with its own
 /// umem, fill and completion rings) and, if `rx_socket`, an RX socket on
 /// the other end, in the XDP program's XSKMAP at queue 0.
@@ -39,6 +68,12 @@ pub struct Setup {
     /// completion ring for both.
     #[serde(default)]
     pub shared: bool,
+    /// A second RX socket on the RX socket's device and queue shares its
+    /// umem (XDP_SHARED_UMEM): one buffer pool, so one fill ring and one
+    /// free list for both, and pool->rx_lock between them; each has its
+    /// own RX ring and rx_dropped / rx_ring_full.
+    #[serde(default)]
+    pub rx_shared: bool,
 }
 
 impl Setup {
@@ -93,6 +128,11 @@ pub enum Op {
     Inject(Vec<u32>),
     /// Peek, read and release up to n RX descriptors.
     ConsumeRx(u32),
+    /// Send frames of these lengths from the peer, each with the EtherType
+    /// of what the XDP program is to do with it.
+    InjectAs(Vec<(u32, XdpAct)>),
+    /// As ConsumeRx, on the second RX socket.
+    ConsumeRx2(u32),
     /// As Tx, on the second (shared-umem) socket.
     Tx2(Vec<TxDesc>),
     /// One sendto on the second socket.
@@ -133,6 +173,9 @@ pub struct RingIdx {
     /// The second socket's TX ring.
     #[serde(default)]
     pub tx2: (u32, u32),
+    /// The second RX socket's RX ring.
+    #[serde(default)]
+    pub rx2: (u32, u32),
 }
 
 /// What one operation shows.
@@ -148,6 +191,8 @@ pub enum Obs {
         rx: Option<Stats>,
         #[serde(default)]
         tx2: Option<Stats>,
+        #[serde(default)]
+        rx2: Option<Stats>,
     },
     Injected(u32),
     /// (addr, len, options, tag) of each RX descriptor; the tag is the

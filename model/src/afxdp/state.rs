@@ -10,7 +10,7 @@ use super::chain::Recorder;
 use super::ghost::{Compl, Id, TxSlot};
 use super::profile::Profile;
 use super::poll::stats_words;
-use super::scenario::{Obs, Op, RingIdx, Setup, Stats};
+use super::scenario::{Obs, Op, RingIdx, Setup, Stats, XdpAct};
 
 /// One ring: `prod`/`cons` are the published `->producer`/`->consumer`;
 /// the kernel's side keeps `cached_prod`/`cached_cons` (xsk_queue.h).
@@ -119,18 +119,36 @@ pub struct Model {
     pub tx_tags: HashMap<u64, u32>,
     pub tx_seq: u32,
     pub fill: Ring<u64>,
-    pub rx: Ring<(u64, u32, u32)>,
-    pub rx_stats: Stats,
+    /// The RX sockets' rings and counters: the RX socket, and the second
+    /// one when the umem is shared (Setup::rx_shared).
+    pub rx: Vec<RxSock>,
     /// xp_free puts buffers at the head of pool->free_list; xp_alloc takes
     /// from the head first.
     pub free_list: Vec<u64>,
     pub rx_tags: HashMap<u64, u32>,
+    /// fq->queue_empty_descs: allocations that found the fill ring empty.
+    pub fq_empty: u64,
     pub fill_seq: u64,
     pub inject_seq: u32,
     /// Ghost: the identity of the next submission.
     pub next_id: Id,
     /// The chain's recorder (chain.rs); None in `predict`.
     pub rec: Option<Box<Recorder>>,
+}
+
+/// One RX socket: its ring and its own counters (rx_fill_ring_empty_descs
+/// is the shared fill ring's, `Model::fq_empty`).
+#[derive(Debug, Clone)]
+pub struct RxSock {
+    pub rx: Ring<(u64, u32, u32)>,
+    /// xs->rx_dropped.
+    pub rx_dropped: u64,
+    /// xs->rx_queue_full.
+    pub rx_ring_full: u64,
+    /// This socket's allocations that found the fill ring empty; the
+    /// kernel reports the ring's count (Model::fq_empty) on every socket
+    /// of the pool instead.
+    pub fq_empty_own: u64,
 }
 
 /// The first tag of injected frames, apart from transmitted ones.
@@ -147,8 +165,10 @@ impl Model {
             tx_tags: HashMap::new(),
             tx_seq: 0,
             fill: Ring::new(if rx { setup.fill_size } else { 0 }),
-            rx: Ring::new(if rx { setup.rx_size } else { 0 }),
-            rx_stats: Stats::default(),
+            rx: (0..1 + (rx && setup.rx_shared) as usize)
+                .map(|_| RxSock { rx: Ring::new(if rx { setup.rx_size } else { 0 }), rx_dropped: 0, rx_ring_full: 0, fq_empty_own: 0 })
+                .collect(),
+            fq_empty: 0,
             free_list: Vec::new(),
             rx_tags: HashMap::new(),
             fill_seq: 0,
@@ -166,8 +186,9 @@ impl Model {
             Op::DrainCq(n) => Obs::Completions(self.reap(*n)),
             Op::Stats => Obs::Stats {
                 tx: self.socks[0].stats,
-                rx: self.setup.rx_socket.then_some(self.rx_stats),
+                rx: self.setup.rx_socket.then(|| self.rx_stats(0)),
                 tx2: self.socks.get(1).map(|k| k.stats),
+                rx2: (self.rx.len() > 1).then(|| self.rx_stats(1)),
             },
             Op::Tx2(descs) => Obs::Reserved(self.socks.len() > 1 && self.submit_tx(1, descs)),
             Op::Kick2 => Obs::Kicks(vec![if self.socks.len() > 1 { self.sendto(1) } else { 0 }]),
@@ -176,18 +197,23 @@ impl Model {
             Op::Fill(n) => Obs::Reserved(self.user_fill(*n)),
             Op::Inject(lens) => {
                 for len in lens {
-                    let tag = self.inject_seq;
-                    self.inject_seq += 1;
-                    self.deliver(*len, tag);
+                    self.inject(*len, XdpAct::Redirect);
                 }
                 Obs::Injected(lens.len() as u32)
             }
-            Op::ConsumeRx(n) => Obs::Rx(self.consume_rx(*n)),
+            Op::InjectAs(frames) => {
+                for (len, act) in frames {
+                    self.inject(*len, *act);
+                }
+                Obs::Injected(frames.len() as u32)
+            }
+            Op::ConsumeRx(n) => Obs::Rx(self.consume_rx(0, *n)),
+            Op::ConsumeRx2(n) => Obs::Rx(self.consume_rx(1, *n)),
             Op::Poll => Obs::Revents(self.poll_tx()),
             Op::PollRx => Obs::Revents(self.poll_rx()),
             Op::StatsLen(len) => Obs::StatsWords {
                 tx: stats_words(&self.socks[0].stats, *len),
-                rx: self.setup.rx_socket.then(|| stats_words(&self.rx_stats, *len)),
+                rx: self.setup.rx_socket.then(|| stats_words(&self.rx_stats(0), *len)),
             },
         }
     }
@@ -202,9 +228,10 @@ impl Model {
             tx: (self.socks[0].tx.prod, self.socks[0].tx.cons),
             cq: (self.cq.prod, self.cq.cons),
             fill: (self.fill.prod, self.fill.cons),
-            rx: (self.rx.prod, self.rx.cons),
+            rx: (self.rx[0].rx.prod, self.rx[0].rx.cons),
             flags: [(self.setup.tx_size > 0) as u32, 0, 0, 0],
             tx2: self.socks.get(1).map_or((0, 0), |k| (k.tx.prod, k.tx.cons)),
+            rx2: self.rx.get(1).map_or((0, 0), |k| (k.rx.prod, k.rx.cons)),
         }
     }
 }

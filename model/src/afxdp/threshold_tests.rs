@@ -21,6 +21,7 @@ fn setup(sg: bool) -> Setup {
         loopback: false,
         sg,
         shared: false,
+        rx_shared: false,
     }
 }
 

@@ -204,7 +204,7 @@ impl Model {
             let _ = ETH_P_RINGLAB; // the harness writes it into the frame
             let tag = self.tx_tags.get(&pkt[0].addr).copied().unwrap_or(u32::MAX);
             let len = pkt[0].len;
-            self.deliver(len, tag);
+            self.deliver(0, len, tag);
         }
     }
 
