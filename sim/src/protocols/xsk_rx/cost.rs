@@ -49,4 +49,4 @@ impl AddAssign for Cost {
 #[cfg(not(loom))]
 mod table;
 #[cfg(not(loom))]
-pub use table::{render, table, CostRow, SEED_FIGURE};
+pub use table::{render, table, table_budget, CostRow, SEED_FIGURE};

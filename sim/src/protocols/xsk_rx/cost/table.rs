@@ -21,6 +21,11 @@ pub const SEED_FIGURE: &str = "seed 002 (xdpsock -r, i40e, 2.4GHz): ~13% through
 pub const BUDGET: u32 = 64;
 const BUFS: u8 = 64;
 
+/// The packets a poll of the table's workload handles.
+pub fn table_budget() -> u32 {
+    BUDGET
+}
+
 /// One row: a path, its totals.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CostRow {
