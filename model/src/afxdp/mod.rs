@@ -6,7 +6,8 @@
 //! [`Obs`]ervation. Rules differing between kernel releases are named in a
 //! [`Profile`]; so is the copy-mode batch series (batch.rs). With a
 //! recorder on, the same run is a trace of specs/XskCopyTx.tla
-//! ([`spec_trace`], chain.rs).
+//! ([`spec_trace`], chain.rs), and its receive a trace of
+//! specs/XskRx.tla ([`rx_spec_trace`], rx_chain.rs).
 
 mod batch;
 mod chain;
@@ -17,6 +18,9 @@ mod poll;
 mod profile;
 mod project;
 mod rx;
+mod rx_chain;
+mod rx_project;
+mod rx_trace;
 mod scenario;
 mod trace;
 mod state;
@@ -30,11 +34,16 @@ mod chain_tests;
 #[cfg(test)]
 mod one_socket_tests;
 #[cfg(test)]
+mod rx_chain_tests;
+#[cfg(test)]
 mod rx_tests;
 #[cfg(test)]
 mod threshold_tests;
 
 pub use chain::spec_trace;
+pub use rx_chain::rx_spec_trace;
+pub use rx_project::rx_config;
+pub use rx_trace::{Refusal, Refused, RxStep, RxTrace};
 pub use trace::{Hint, ProjectionError, SpecTrace, TraceStep, Unprojected};
 pub use ghost::{Compl, Id, TxSlot, Via};
 pub use poll::{POLLIN_MASK, POLLOUT_MASK};

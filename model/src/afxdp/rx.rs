@@ -4,8 +4,10 @@
 //! buffers from the one pool (its free list, then its fill ring) under
 //! pool->rx_lock.
 
+use super::rx_chain::{Alloc, Rcv};
 use super::scenario::{Stats, XdpAct, XDP_PACKET_HEADROOM};
 use super::state::Model;
+use crate::xsk_rx::Verdict;
 
 /// The tag read from a frame shorter than header + tag: none.
 pub const NO_TAG: u32 = u32::MAX;
@@ -17,6 +19,7 @@ impl Model {
         let ok = self.fill.user_reserve(&addrs);
         if ok {
             self.fill_seq += n as u64;
+            self.note_fill(&addrs);
         }
         ok
     }
@@ -25,6 +28,7 @@ impl Model {
     /// which counts an empty ring in fq->queue_empty_descs).
     fn alloc(&mut self) -> Option<u64> {
         if let Some(a) = self.free_list.pop() {
+            self.note_alloc(Alloc::Free(a));
             return Some(a);
         }
         match self.fill.kernel_peek() {
@@ -33,9 +37,17 @@ impl Model {
                 None
             }
             Some(addr) => {
-                self.fill.cached_cons = self.fill.cached_cons.wrapping_add(1);
                 // xp_check_aligned: the chunk start (fills are always in the umem).
-                Some(addr & !(self.setup.frame_size as u64 - 1))
+                let chunk = addr & !(self.setup.frame_size as u64 - 1);
+                self.note_alloc(Alloc::Peek(chunk));
+                self.fill.cached_cons = self.fill.cached_cons.wrapping_add(1);
+                if cfg!(feature = "mutant-chain-rx-fq-released-early") {
+                    // The fill ring's consumer published before the frame
+                    // is on the RX ring, which only xsk_flush does.
+                    self.fill.cons = self.fill.cached_cons;
+                }
+                self.note_alloc(Alloc::Take);
+                Some(chunk)
             }
         }
     }
@@ -56,8 +68,9 @@ impl Model {
         match act {
             XdpAct::Redirect if self.setup.rx_socket => self.deliver(0, len, tag),
             XdpAct::Redirect2 if self.rx.len() > 1 => self.deliver(1, len, tag),
+            XdpAct::Drop => self.note_verdict(Verdict::Drop),
             // An empty XSKMAP entry: the program's fallback, XDP_PASS.
-            XdpAct::Redirect | XdpAct::Redirect2 | XdpAct::Drop | XdpAct::Pass => {}
+            XdpAct::Redirect | XdpAct::Redirect2 | XdpAct::Pass => self.note_verdict(Verdict::Pass),
         }
     }
 
@@ -66,13 +79,16 @@ impl Model {
         // xsk_rcv_check: too long for a frame and no multi-buffer.
         if len > self.setup.rx_frame_len() {
             self.rx[s].rx_dropped += 1;
+            self.note_rcv(s, Rcv::TooLong);
             return;
         }
+        self.note_rcv(s, Rcv::Locked);
         match self.alloc() {
             // xsk_buff_alloc failed: rx_dropped++.
             None => {
                 self.rx[s].rx_dropped += 1;
                 self.rx[s].fq_empty_own += 1;
+                self.note_rcv(s, Rcv::AllocFail);
             }
             Some(chunk) => {
                 // __xsk_rcv copies the frame in before __xsk_rcv_zc looks
@@ -83,23 +99,28 @@ impl Model {
                     // xp_get_handle: the data's offset in the umem.
                     let addr = chunk + (XDP_PACKET_HEADROOM + self.setup.headroom) as u64;
                     self.rx[s].rx.kernel_push((addr, len, 0));
+                    self.note_rcv(s, Rcv::Reserved(chunk));
                 } else {
                     // __xsk_rcv_zc: rx_queue_full++, xsk_buff_free.
                     self.rx[s].rx_ring_full += 1;
                     self.free_list.push(chunk);
+                    self.note_rcv(s, Rcv::Full);
                 }
             }
         }
         // xsk_flush: publishes the RX producer (done by kernel_push) and
         // the fill ring's consumer.
         self.fill.cons = self.fill.cached_cons;
+        self.note_rcv(s, Rcv::Flushed);
     }
 
     /// Up to `n` descriptors of RX socket `s` (none if it has none).
     pub(super) fn consume_rx(&mut self, s: usize, n: u32) -> Vec<(u64, u32, u32, u32)> {
         let fs = self.setup.frame_size as u64;
         let Some(k) = self.rx.get_mut(s) else { return Vec::new() };
-        k.rx.user_take(n)
+        let taken = k.rx.user_take(n);
+        self.note_recv(s, taken.len());
+        taken
             .into_iter()
             .map(|(addr, len, opt)| {
                 let tag = if len >= 18 { self.rx_tags.get(&(addr & !(fs - 1))).copied().unwrap_or(NO_TAG) } else { NO_TAG };

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::chain::Recorder;
+use super::rx_chain::RxRecorder;
 use super::ghost::{Compl, Id, TxSlot};
 use super::profile::Profile;
 use super::poll::stats_words;
@@ -134,6 +135,8 @@ pub struct Model {
     pub next_id: Id,
     /// The chain's recorder (chain.rs); None in `predict`.
     pub rec: Option<Box<Recorder>>,
+    /// The receive chain's recorder (rx_chain.rs); None in `predict`.
+    pub rx_rec: Option<Box<RxRecorder>>,
 }
 
 /// One RX socket: its ring and its own counters (rx_fill_ring_empty_descs
@@ -175,6 +178,7 @@ impl Model {
             inject_seq: INJECT_TAG0,
             next_id: 0,
             rec: None,
+            rx_rec: None,
         }
     }
 
