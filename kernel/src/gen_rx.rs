@@ -4,9 +4,12 @@
 //! alternation among them) with fills, RX consumption on both sockets,
 //! statistics and the rings. They reach what single-socket scenarios
 //! cannot: two RX rings drawing on one fill ring and one free list, and
-//! frames that must leave no trace on any ring or counter.
+//! frames that must leave no trace on any ring or counter. Fills hand in
+//! only chunks the application holds (the model, run alongside, says
+//! which), as an application does and as XskRx's UserFill requires, so
+//! the receive chain can validate them.
 
-use ringlab_model::afxdp::{Op, Scenario, XdpAct};
+use ringlab_model::afxdp::{Model, Op, Profile, Scenario, Setup, XdpAct};
 use ringlab_model::rng::Rng;
 
 use crate::gen::{inject_lens, setup};
@@ -37,6 +40,13 @@ fn frames(r: &mut Rng, lens: Vec<u32>, shared: bool) -> Vec<(u32, XdpAct)> {
         .collect()
 }
 
+/// Up to `n` fill addresses from the next one on, as long as the
+/// application holds each chunk; None if it holds not even the first.
+fn fill(m: &Model, s: &Setup, n: u32) -> Option<Op> {
+    let held = (0..n.min(s.frames) as u64).take_while(|&k| m.rx_chunk_place(s.fill_addr(m.fill_seq + k)).is_none()).count() as u32;
+    (held > 0).then_some(Op::Fill(held))
+}
+
 /// The receive scenario of `seed`.
 pub fn scenario(seed: u64) -> Scenario {
     let mut r = Rng::new(seed);
@@ -46,10 +56,14 @@ pub fn scenario(seed: u64) -> Scenario {
     s.shared = false;
     let sh = s.rx_shared as u32;
     let mut ops = Vec::new();
+    let mut m = Model::new(&s, &Profile::for_release("6.12"));
     for _ in 0..6 + r.below(24) {
         let w = [4, 5, 1, 3, 3 * sh, 2, 1, 1];
-        ops.push(match r.weighted(&w) {
-            0 => Op::Fill(r.one_to(s.fill_size)),
+        let op = match r.weighted(&w) {
+            0 => match fill(&m, &s, r.one_to(s.fill_size)) {
+                Some(op) => op,
+                None => continue,
+            },
             1 => {
                 let lens = inject_lens(&mut r, &s);
                 Op::InjectAs(frames(&mut r, lens, s.rx_shared))
@@ -60,7 +74,9 @@ pub fn scenario(seed: u64) -> Scenario {
             5 => Op::Stats,
             6 => Op::Rings,
             _ => Op::PollRx,
-        });
+        };
+        m.apply(&op);
+        ops.push(op);
     }
     ops.push(Op::Stats);
     Scenario { setup: s, ops }
