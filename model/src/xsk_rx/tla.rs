@@ -42,7 +42,8 @@ fn per_cpu<T>(cfg: &Config, v: &[T], item: impl Fn(&T) -> String) -> String {
     format!("({})", pairs.join(" @@ "))
 }
 
-fn desc(d: &Desc) -> String {
+/// An rx descriptor as the spec's record.
+pub fn desc(d: &Desc) -> String {
     format!(
         "[buf |-> {}, pkt |-> {}, contd |-> {}]",
         d.buf,
@@ -51,7 +52,8 @@ fn desc(d: &Desc) -> String {
     )
 }
 
-fn recv(r: &Recv) -> String {
+/// A CPU's receive as the spec's record.
+pub fn recv(r: &Recv) -> String {
     format!(
         "[stage |-> \"{}\", pkt |-> {}, sock |-> {}, key |-> {}, len |-> {}, bufs |-> {}, peek |-> {}, fast |-> {}]",
         r.stage.id(),

@@ -159,7 +159,7 @@ fn write_model(specs: &Path, dir: &Path, module: &str, cfg: &str) -> Result<(), 
 
 /// The rejections TLC printed (PrintT, over several lines when long):
 /// (entry, enabled actions).
-fn rejections(stdout: &str) -> Vec<(usize, Vec<String>)> {
+pub(crate) fn rejections(stdout: &str) -> Vec<(usize, Vec<String>)> {
     let mut out: Vec<(usize, Vec<String>)> = Vec::new();
     let mut text: Option<String> = None;
     for l in stdout.lines() {
@@ -229,7 +229,7 @@ fn check_group(tlc: &Tlc, traces: &[&SpecTrace]) -> Result<Vec<Verdict>, TraceEr
 }
 
 /// TLC runs at once: two, or one on a single CPU.
-fn jobs() -> usize {
+pub(crate) fn jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(2)
 }
 

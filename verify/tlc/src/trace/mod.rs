@@ -68,6 +68,7 @@ macro_rules! trace_fns {
 pub mod copy_tx;
 pub mod devmem;
 pub mod kernel_chain;
+pub mod rx_chain;
 mod validate;
 pub mod xsk_ring;
 pub mod xsk_rx;

@@ -12,6 +12,8 @@ use crate::trace::TraceError;
 /// A trace TLC rejected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Rejection {
+    /// The spec that rejected it.
+    pub spec: &'static str,
     /// The scenario's seed (`gen::scenario_for`).
     pub seed: u64,
     /// The step no spec step leads to (from state step - 1 to state
@@ -31,7 +33,7 @@ impl std::fmt::Display for Rejection {
         if self.step == 0 {
             return write!(f, "state 0 is not Init");
         }
-        write!(f, "no step of XskCopyTx leads to state {}", self.step)?;
+        write!(f, "no step of {} leads to state {}", self.spec, self.step)?;
         if let (Some(a), Some(op)) = (&self.action, self.op) {
             write!(f, " ({a}, in operation {op})")?;
         }
@@ -86,6 +88,7 @@ pub fn validate_scenarios(scenarios: &[(u64, Scenario)], p: &Profile) -> Result<
                 Verdict::Rejected { step, enabled } => {
                     let named = step.checked_sub(1).and_then(|k| t.steps.get(k));
                     rep.rejected.push(Rejection {
+                        spec: "XskCopyTx",
                         seed: *seed,
                         step,
                         op: named.map(|k| k.op),
