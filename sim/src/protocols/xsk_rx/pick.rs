@@ -5,19 +5,29 @@
 //! to receive into.
 
 use ringlab_model::rng::Rng;
-use ringlab_model::xsk_rx::Action;
+use ringlab_model::xsk_rx::{Action, Verdict};
 
 use super::system::XskRx;
 
-/// The weight of an action's name.
+/// The weight of an action's name: a release about once in a thousand
+/// steps, so that most packets of a run find their socket.
 fn weight(name: &str) -> u32 {
     match name {
         "XskRelease" => 1,
-        "XskBind" | "XskMapUpdate" => 3,
-        "NapiPoll" | "XdpDoFlush" | "XskReleaseDone" => 6,
-        "UserFill" | "UserRecv" => 10,
-        "XdpRun" => 10,
-        _ => 16,
+        "XskBind" | "XskMapUpdate" => 30,
+        "NapiPoll" | "XdpDoFlush" | "XskReleaseDone" => 60,
+        "UserFill" | "UserRecv" => 100,
+        "XdpRun" => 100,
+        _ => 160,
+    }
+}
+
+/// The weight of one instance: a packet the program redirects six times
+/// in eight, the rest dropped or passed.
+fn instance_weight(a: &Action) -> u32 {
+    match a {
+        Action::XdpRun { v: Verdict::Redirect, .. } => 6,
+        _ => 1,
     }
 }
 
@@ -41,7 +51,8 @@ impl XskRx {
         let weights: Vec<u32> = names.iter().map(|n| weight(n)).collect();
         let name = names[rng.weighted(&weights)];
         let of: Vec<Action> = enabled.into_iter().filter(|a| a.name() == name).collect();
-        Some(of[rng.below(of.len() as u32) as usize])
+        let w: Vec<u32> = of.iter().map(instance_weight).collect();
+        Some(of[rng.weighted(&w)])
     }
 
     /// The next step of the drain: a busy CPU's next receive step, a

@@ -1,8 +1,8 @@
 //! `ringlab sim`: the simulator's protocols under the harness (see
 //! sim/src/harness/): `ring` (one xsk ring), `copy-tx` (copy-mode
 //! transmit, also what `ringlab sim` with no subcommand runs), `devmem`
-//! (devmem TCP receive tokens), each under the seeded deterministic
-//! scheduler (every invariant after every step) or on real threads; and
+//! (devmem TCP receive tokens), `xsk-rx` (AF_XDP receive), each under the
+//! seeded deterministic scheduler (every invariant after every step) or on real threads; and
 //! `replay` of a recorded trace. Every run prints its seed; a failing
 //! deterministic run leaves its trace, which `ringlab sim replay` replays.
 //! Exit status: 0 done, 1 a property failed, 2 bad input.
@@ -11,6 +11,7 @@ mod copy_tx;
 mod devmem;
 mod replay;
 mod ring;
+mod xsk_rx;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -29,6 +30,8 @@ pub enum SimCmd {
     CopyTx(copy_tx::CopyTxArgs),
     /// Devmem TCP receive tokens (xarray or array mode), then their cost table per token
     Devmem(devmem::DevmemArgs),
+    /// AF_XDP receive (specs/XskRx.tla: XSKMAP or XDP_REDIRECT_XSK, driver or generic path), then its cost table per packet
+    XskRx(xsk_rx::XskRxArgs),
     /// Replay a recorded trace: the first step that differs, or that it replays exactly
     Replay(replay::ReplayArgs),
 }
@@ -51,6 +54,7 @@ pub fn run(a: &SimArgs) -> Result<bool, String> {
         Some(SimCmd::CopyTx(c)) => copy_tx::run(c),
         Some(SimCmd::Devmem(d)) => devmem::run(d),
         Some(SimCmd::Ring(r)) => ring::run(r),
+        Some(SimCmd::XskRx(x)) => xsk_rx::run(x),
         Some(SimCmd::Replay(r)) => replay::run(r),
     }
 }
