@@ -2,6 +2,7 @@
 //! --json` prints (in the test VM's guests too) and what `ringlab verify`
 //! and `ringlab kernel-test` keep of it.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,9 @@ pub struct DiffDoc {
     /// host (which has TLC) has done it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain: Option<ChainDoc>,
+    /// The agreed scenarios' receive traces validated against XskRx.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_chain: Option<ChainDoc>,
     /// One agreed scenario with both sides' observations, to show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<Example>,
@@ -74,6 +78,9 @@ pub struct ChainDoc {
     /// The first unprojected scenarios and why.
     #[serde(default)]
     pub unprojected_why: Vec<String>,
+    /// Unprojected scenarios by reason (the receive chain's refusals).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub refused_by: BTreeMap<String, u64>,
     /// One scenario whole: what the kernel did, what the model did, and
     /// the spec's steps that are that run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,26 +117,31 @@ pub struct ExampleStep {
 impl DiffDoc {
     /// No divergence, and the chain (where it ran) accepted every trace.
     pub fn ok(&self) -> bool {
-        self.divergences == 0 && self.chain.as_ref().map_or(true, ChainDoc::ok)
+        self.divergences == 0 && [&self.chain, &self.rx_chain].iter().all(|c| c.as_ref().map_or(true, ChainDoc::ok))
     }
 }
 
 impl ChainDoc {
     /// Every trace checked was accepted.
     pub fn ok(&self) -> bool {
-        self.error.is_none() && self.rejected == 0
+        self.error.is_none() && self.rejected == 0 && !self.refused_by.contains_key("internal")
     }
 
-    /// For people: ", N kernel traces validated against XskCopyTx".
+    /// For people: ", N kernel traces validated against XskCopyTx" (the
+    /// receive chain's: "receive traces", refusals by reason).
     pub fn words(&self) -> String {
+        let what = if self.spec == "XskRx" { "receive" } else { "kernel" };
         if let Some(e) = &self.error {
-            return format!("kernel traces NOT validated against {} ({e})", self.spec);
+            return format!("{what} traces NOT validated against {} ({e})", self.spec);
         }
-        let mut out = format!("{} kernel traces validated against {}", self.validated, self.spec);
+        let mut out = format!("{} {what} traces validated against {}", self.validated, self.spec);
         if self.rejected > 0 {
             out += &format!(", {} REJECTED", self.rejected);
         }
-        if self.unprojected > 0 {
+        if !self.refused_by.is_empty() {
+            let by: Vec<String> = self.refused_by.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            out += &format!(", {} refused ({})", self.unprojected, by.join(", "));
+        } else if self.unprojected > 0 {
             out += &format!(", {} not projected", self.unprojected);
         }
         out
@@ -157,6 +169,7 @@ impl DiffDoc {
             chain_candidates: s.chain.len() as u64,
             diverged_seeds: s.divergences.iter().map(|d| d.seed).collect(),
             chain: None,
+            rx_chain: None,
             example: s.example.clone(),
         }
     }

@@ -17,7 +17,7 @@ use ringlab_model::afxdp::{spec_trace, Profile, Scenario};
 use ringlab_tlc::trace::kernel_chain::{validate_scenarios, ChainReport};
 
 /// Rejections and unprojected scenarios the document lists at most.
-const LISTED: usize = 20;
+pub const LISTED: usize = 20;
 const SPEC: &str = "XskCopyTx";
 
 /// Validates `cands`, run under `profile`; with `itf`, also writes each
@@ -103,7 +103,7 @@ pub fn doc(r: Result<&ChainReport, String>) -> ChainDoc {
             seconds: (r.seconds * 10.0).round() / 10.0,
             rejections: r.rejected.iter().take(LISTED).map(|x| x.to_string()).collect(),
             unprojected_why: r.unprojected.iter().take(LISTED).map(|u| format!("seed {:#x}: {}", u.seed, u.why)).collect(),
-            example: None,
+            ..Default::default()
         },
         Err(e) => ChainDoc { spec: SPEC.into(), error: Some(e), ..Default::default() },
     }

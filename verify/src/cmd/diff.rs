@@ -18,7 +18,7 @@ use ringlab_model::afxdp::Profile;
 use ringlab_model::schema::Header;
 use ringlab_results::DiffSection;
 
-use super::chain;
+use super::{chain, rx_chain};
 use ringlab_kernel::empty::AllowEmpty;
 
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
@@ -142,6 +142,7 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     if !a.no_chain {
         let itf = a.itf.then(|| out_dir.as_ref().map(|o| o.join("traces"))).flatten();
         doc.chain = Some(chain_of(&sum, itf.as_deref(), true));
+        doc.rx_chain = Some(rx_chain_of(&sum, true));
     }
     if a.json {
         // one line: the test VM's host reads the last JSON line of stdout
@@ -149,7 +150,7 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
         println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
     } else {
         print_summary(&sum);
-        if let Some(c) = &doc.chain {
+        for c in doc.chain.iter().chain(&doc.rx_chain) {
             println!("{}", chain_line(c));
         }
     }
@@ -165,6 +166,22 @@ fn chain_of(sum: &Summary, itf: Option<&std::path::Path>, progress: bool) -> Cha
     let c = chain::of_summary(sum, itf);
     for x in &c.rejections {
         eprintln!("diff: chain: {x}");
+    }
+    if progress {
+        eprintln!("diff: {}", chain_line(&c));
+    }
+    c
+}
+
+/// Validates the campaign's receive traces against XskRx (stderr says
+/// how it went).
+fn rx_chain_of(sum: &Summary, progress: bool) -> ChainDoc {
+    if progress {
+        eprintln!("diff: validating the receive traces against XskRx with TLC");
+    }
+    let c = rx_chain::of_summary(sum);
+    for x in &c.rejections {
+        eprintln!("diff: receive chain: {x}");
     }
     if progress {
         eprintln!("diff: {}", chain_line(&c));
@@ -222,6 +239,7 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> DiffSection 
             );
             let mut campaign = DiffDoc::of(&sum, 0, TX_BATCH_SIZE);
             campaign.chain = Some(chain_of(&sum, None, progress));
+            campaign.rx_chain = Some(rx_chain_of(&sum, progress));
             DiffSection::Ran { campaign }
         }
         Err(e) => {

@@ -3,6 +3,7 @@
 pub mod args;
 pub mod check;
 pub mod chain;
+pub mod rx_chain;
 pub mod diff;
 pub mod faults;
 pub mod kernel_test;
