@@ -171,7 +171,7 @@ pub fn scenario(seed: u64) -> Scenario {
 /// TX budget.
 pub fn scenario_for(seed: u64, p: &Profile) -> Scenario {
     if gen_rx::carries_rx(seed) {
-        return gen_rx::scenario(seed);
+        return gen_rx::scenario(seed, p.tx_budget);
     }
     let budget = p.tx_budget;
     let mut r = Rng::new(seed);

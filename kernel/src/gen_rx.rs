@@ -12,7 +12,7 @@
 use ringlab_model::afxdp::{Model, Op, Profile, Scenario, Setup, XdpAct};
 use ringlab_model::rng::Rng;
 
-use crate::gen::{inject_lens, setup};
+use crate::gen::{fit, inject_lens, setup};
 
 /// Whether `seed`'s scenario is a receive scenario (never a grid seed).
 pub fn carries_rx(seed: u64) -> bool {
@@ -47,10 +47,12 @@ fn fill(m: &Model, s: &Setup, n: u32) -> Option<Op> {
     (held > 0).then_some(Op::Fill(held))
 }
 
-/// The receive scenario of `seed`.
-pub fn scenario(seed: u64) -> Scenario {
+/// The receive scenario of `seed`; its TX socket's ring holds a TX
+/// budget of `budget` (the runner sets the budget on every TX socket).
+pub fn scenario(seed: u64, budget: u32) -> Scenario {
     let mut r = Rng::new(seed);
     let mut s = setup(&mut r);
+    fit(&mut r, &mut s, budget);
     s.rx_socket = true;
     s.rx_shared = r.chance(1, 2);
     s.shared = false;
