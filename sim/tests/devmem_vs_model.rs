@@ -177,23 +177,10 @@ impl StateMachineTest for Sut {
     fn apply(mut sut: Sut, r: &Ref, a: Action) -> Sut {
         let before = sut.0.model_state();
         let took = before.step(&r.spec, &a).is_some();
-        match (sut.0.step(&a), took) {
-            (Ok(()), true) | (Err(_), false) => {}
-            (Err(d), true) => panic!("{a}: the model takes it, the simulator refuses: {d}"),
-            (Ok(()), false) => panic!(
-                "{a}: the model refuses it, the simulator takes it, to {:?}",
-                sut.0.model_state()
-            ),
-        }
-        let got = sut.0.model_state();
-        if got != r.state {
-            assert_eq!(
-                got,
-                r.state,
-                "after {a}: the simulator (left) left the model (right) in {}",
-                ringlab_model::devmem::tla::changed(&r.spec, &got, &r.state).join(", ")
-            );
-        }
+        let stepped = sut.0.step(&a);
+        common::same_step(&a, took, stepped, &sut.0.model_state(), &r.state, |g, w| {
+            ringlab_model::devmem::tla::changed(&r.spec, g, w).join(", ")
+        });
         if let Some(name) = r.state.violated(&r.spec, &invariants::CHECKED) {
             panic!("after {a}: the model breaks {name}");
         }

@@ -5,6 +5,8 @@
 //! seed (printed, so a failure can be replayed); without it every run uses
 //! the same seed. `PROPTEST_CASES` overrides the number of cases.
 
+use std::fmt::{Debug, Display};
+
 use proptest::test_runner::{Config, RngSeed};
 
 /// The seed used when `RINGLAB_SEED` is not set.
@@ -38,5 +40,28 @@ pub fn prop_config(test: &str, cases: u32) -> Config {
         failure_persistence: None,
         rng_seed: RngSeed::Fixed(seed),
         ..Config::default()
+    }
+}
+
+/// One step of the simulator against the model's: the simulator took `a`
+/// (`stepped`) exactly when the model did (`took`), and its projection
+/// `got` is the model's `want` after it; `changed` names the variables
+/// that differ.
+#[allow(dead_code)]
+pub fn same_step<S: PartialEq + Debug, A: Display, E: Display>(
+    a: &A,
+    took: bool,
+    stepped: Result<(), E>,
+    got: &S,
+    want: &S,
+    changed: impl FnOnce(&S, &S) -> String,
+) {
+    match (stepped, took) {
+        (Ok(()), true) | (Err(_), false) => {}
+        (Err(d), true) => panic!("{a}: the model takes it, the simulator refuses: {d}"),
+        (Ok(()), false) => panic!("{a}: the model refuses it, the simulator takes it, to {got:?}"),
+    }
+    if got != want {
+        assert_eq!(got, want, "after {a}: the simulator (left) left the model (right) in {}", changed(got, want));
     }
 }

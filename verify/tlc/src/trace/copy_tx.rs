@@ -67,11 +67,7 @@ trace_fns!(CopyTxTrace, Config, State);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TlcResult;
-
-    fn result(tool_output: &str) -> TlcResult {
-        crate::Parser::parse_str(tool_output)
-    }
+    use crate::trace::validate::read_checks;
 
     #[test]
     fn the_model_declares_and_assigns_its_model_values() {
@@ -98,36 +94,15 @@ mod tests {
     #[test]
     fn verdicts_are_read() {
         let cfg = Config::design_b();
-        let states = vec![State::init(&cfg); 3];
-        let ok = result("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@\n\
-             @!@!@STARTMSG 2199:0 @!@!@\n4 states generated, 3 distinct states found, 0 states left on queue.\n@!@!@ENDMSG 2199 @!@!@");
-        assert_eq!(
-            verdict(&ok, &cfg, &states),
-            Ok(Verdict::Accepted {
-                steps: 2,
-                distinct_states: 3
-            })
-        );
-        let four = vec![State::init(&cfg); 4];
-        assert!(matches!(
-            verdict(&ok, &cfg, &four),
-            Ok(Verdict::Rejected { step: 0, .. })
-        ));
-        let dead = result("@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n\
-             @!@!@STARTMSG 2217:4 @!@!@\n3: <TraceNext line 81>\n/\\ i = 2\n/\\ enabled = {\"UserReap\", \"Sendto(s1)\"}\n@!@!@ENDMSG 2217 @!@!@");
         let want = "no step of XskCopyTx leads from state 1 to state 2 (a stutter); enabled at state 1: Sendto(s1), UserReap";
-        assert_eq!(
-            verdict(&dead, &cfg, &states),
-            Ok(Verdict::Rejected {
-                step: 2,
-                reason: want.into(),
-                enabled: vec!["Sendto(s1)".into(), "UserReap".into()],
-            })
+        read_checks::verdicts_are_read::<CopyTxTrace>(
+            &cfg,
+            &vec![State::init(&cfg); 3],
+            &vec![State::init(&cfg); 4],
+            2,
+            r#"{"UserReap", "Sendto(s1)"}"#,
+            want,
+            &["Sendto(s1)", "UserReap"],
         );
-        let error = result("@!@!@STARTMSG 1000:1 @!@!@\nparse error\n@!@!@ENDMSG 1000 @!@!@");
-        assert!(matches!(
-            verdict(&error, &cfg, &states),
-            Err(TraceError::Tlc(_))
-        ));
     }
 }

@@ -135,12 +135,8 @@ fn summary(cfg: &Config, enabled: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TlcResult;
+    use crate::trace::validate::read_checks;
     use ringlab_model::devmem::{Action, Mode, Sock};
-
-    fn result(tool_output: &str) -> TlcResult {
-        crate::Parser::parse_str(tool_output)
-    }
 
     #[test]
     fn the_model_declares_and_assigns_its_bindings() {
@@ -179,46 +175,17 @@ mod tests {
     fn verdicts_are_read() {
         let cfg = Config::xarray();
         let init = State::init(&cfg);
-        let bound = init
-            .step(
-                &cfg,
-                &Action::BindRx {
-                    b: 0,
-                    m: Mode::Xarray,
-                },
-            )
-            .unwrap();
-        let states = vec![init.clone(), bound.clone(), bound];
-        let ok = result("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@\n\
-             @!@!@STARTMSG 2199:0 @!@!@\n4 states generated, 3 distinct states found, 0 states left on queue.\n@!@!@ENDMSG 2199 @!@!@");
-        assert_eq!(
-            verdict(&ok, &cfg, &states),
-            Ok(Verdict::Accepted {
-                steps: 2,
-                distinct_states: 3
-            })
-        );
-        let four = vec![init.clone(); 4];
-        assert!(matches!(
-            verdict(&ok, &cfg, &four),
-            Ok(Verdict::Rejected { step: 0, .. })
-        ));
-        let dead = result("@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n\
-             @!@!@STARTMSG 2217:4 @!@!@\n2: <TraceNext line 81>\n/\\ i = 1\n/\\ enabled = {\"BindRx(b1, \\\"xarray\\\")\", \"Close(<<b1, 0>>)\"}\n@!@!@ENDMSG 2217 @!@!@");
+        let bound = init.step(&cfg, &Action::BindRx { b: 0, m: Mode::Xarray }).unwrap();
         let want = "no step of DevmemTokens leads from state 0 to state 1 (it changes bst, pool); enabled at state 0: BindRx(b1, \"xarray\"), Close(<<b1, 0>>)";
-        assert_eq!(
-            verdict(&dead, &cfg, &states),
-            Ok(Verdict::Rejected {
-                step: 1,
-                reason: want.into(),
-                enabled: vec!["BindRx(b1, \"xarray\")".into(), "Close(<<b1, 0>>)".into()],
-            })
+        read_checks::verdicts_are_read::<DevmemTrace>(
+            &cfg,
+            &[init.clone(), bound.clone(), bound],
+            &vec![init; 4],
+            1,
+            r#"{"BindRx(b1, \"xarray\")", "Close(<<b1, 0>>)"}"#,
+            want,
+            &["BindRx(b1, \"xarray\")", "Close(<<b1, 0>>)"],
         );
-        let error = result("@!@!@STARTMSG 1000:1 @!@!@\nparse error\n@!@!@ENDMSG 1000 @!@!@");
-        assert!(matches!(
-            verdict(&error, &cfg, &states),
-            Err(TraceError::Tlc(_))
-        ));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use ringlab_model::afxdp::SpecTrace;
 use ringlab_model::copy_tx::{tla, Config};
 use ringlab_model::tla::{parse_value, Value};
 
-use crate::trace::{is_ident, TraceError, TraceSpec};
+use crate::trace::{is_ident, Scratch, TraceError, TraceSpec};
 use crate::{Outcome, Parser, Tlc};
 
 pub use log::Edit;
@@ -189,43 +189,8 @@ fn check_group(tlc: &Tlc, traces: &[&SpecTrace]) -> Result<Vec<Verdict>, TraceEr
     let (module, cfg, starts) = module(traces)?;
     let scratch = SPEC.scratch();
     write_model(&crate::specs_dir(), &scratch.dir, &module, &cfg_text(&cfg))?;
-    let args = ["-tool", "-workers", "1", "-config", &format!("{MODULE}.cfg"), &format!("{MODULE}.tla")];
-    let out = crate::run_args(tlc, &scratch.dir, args).map_err(TraceError::Tlc)?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut p = Parser::new(&[]);
-    stdout.lines().for_each(|l| {
-        p.feed(l);
-    });
-    let r = p.finish(0.0, out.status.code(), &String::from_utf8_lossy(&out.stderr));
     let entries = starts.last().map_or(0, |s| s + traces.last().map_or(0, |t| t.steps.len()));
-    let rejected = rejections(&stdout);
-    let ok = match &r.outcome {
-        Outcome::Pass if rejected.is_empty() => r.distinct_states == Some(entries as u64 + 1),
-        Outcome::Pass => true,
-        _ => false,
-    };
-    if !ok {
-        let why = match r.outcome {
-            Outcome::Error(e) => e,
-            o => format!("{} with {:?} distinct states for {entries} entries", o.label(), r.distinct_states),
-        };
-        return Err(scratch.kept_err(TraceError::Tlc(why)));
-    }
-    let verdicts = starts
-        .iter()
-        .enumerate()
-        .map(|(t, &first)| {
-            let last = starts.get(t + 1).copied().unwrap_or(entries + 1);
-            match rejected.iter().find(|(e, _)| (first..last).contains(e)) {
-                Some((e, enabled)) => Verdict::Rejected { step: e - first, enabled: enabled.clone() },
-                None => Verdict::Accepted,
-            }
-        })
-        .collect();
-    if rejected.is_empty() {
-        scratch.remove();
-    }
-    Ok(verdicts)
+    run_group(tlc, &scratch, MODULE, &starts, entries)
 }
 
 /// TLC runs at once: two, or one on a single CPU.
@@ -281,4 +246,46 @@ mod tests {
         let r = rejections(out);
         assert_eq!(r, vec![(100, vec!["DriverFree(f1)".to_string(), "UserSubmit(s1)".to_string()]), (7, vec![])]);
     }
+}
+
+/// Runs TLC on the module `module` of traces written in `scratch` (trace
+/// t's entries from `starts[t]`, `entries` in all) and reads one verdict
+/// per trace; the scratch folder is kept when TLC fails or rejects.
+pub(crate) fn run_group(tlc: &Tlc, scratch: &Scratch, module: &str, starts: &[usize], entries: usize) -> Result<Vec<Verdict>, TraceError> {
+    let args = ["-tool", "-workers", "1", "-config", &format!("{module}.cfg"), &format!("{module}.tla")];
+    let out = crate::run_args(tlc, &scratch.dir, args).map_err(TraceError::Tlc)?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut p = Parser::new(&[]);
+    stdout.lines().for_each(|l| {
+        p.feed(l);
+    });
+    let r = p.finish(0.0, out.status.code(), &String::from_utf8_lossy(&out.stderr));
+    let rejected = rejections(&stdout);
+    let ok = match &r.outcome {
+        Outcome::Pass if rejected.is_empty() => r.distinct_states == Some(entries as u64 + 1),
+        Outcome::Pass => true,
+        _ => false,
+    };
+    if !ok {
+        let why = match r.outcome {
+            Outcome::Error(e) => e,
+            o => format!("{} with {:?} distinct states for {entries} entries", o.label(), r.distinct_states),
+        };
+        return Err(scratch.kept_err(TraceError::Tlc(why)));
+    }
+    let verdicts = starts
+        .iter()
+        .enumerate()
+        .map(|(t, &first)| {
+            let last = starts.get(t + 1).copied().unwrap_or(entries + 1);
+            match rejected.iter().find(|(e, _)| (first..last).contains(e)) {
+                Some((e, enabled)) => Verdict::Rejected { step: e - first, enabled: enabled.clone() },
+                None => Verdict::Accepted,
+            }
+        })
+        .collect();
+    if rejected.is_empty() {
+        scratch.remove();
+    }
+    Ok(verdicts)
 }

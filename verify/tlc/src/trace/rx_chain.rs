@@ -16,9 +16,9 @@ use std::sync::Mutex;
 use ringlab_model::afxdp::RxTrace;
 use ringlab_model::xsk_rx::{tla, Config};
 
-use super::kernel_chain::{jobs, rejections, Checked, Verdict};
+use super::kernel_chain::{jobs, run_group, Checked, Verdict};
 use crate::trace::{is_ident, TraceError, TraceSpec};
-use crate::{Outcome, Parser, Tlc};
+use crate::Tlc;
 
 pub use report::{validate_rx_scenarios, RxChainReport};
 
@@ -138,43 +138,8 @@ fn check_group(tlc: &Tlc, traces: &[&RxTrace]) -> Result<Vec<Verdict>, TraceErro
     let (module, cfg, starts) = module(traces)?;
     let scratch = SPEC.scratch();
     write_model(&scratch.dir, &module, &cfg_text(&cfg))?;
-    let args = ["-tool", "-workers", "1", "-config", &format!("{MODULE}.cfg"), &format!("{MODULE}.tla")];
-    let out = crate::run_args(tlc, &scratch.dir, args).map_err(TraceError::Tlc)?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut p = Parser::new(&[]);
-    stdout.lines().for_each(|l| {
-        p.feed(l);
-    });
-    let r = p.finish(0.0, out.status.code(), &String::from_utf8_lossy(&out.stderr));
     let entries = starts.last().map_or(0, |s| s + traces.last().map_or(0, |t| t.steps.len()));
-    let rejected = rejections(&stdout);
-    let ok = match &r.outcome {
-        Outcome::Pass if rejected.is_empty() => r.distinct_states == Some(entries as u64 + 1),
-        Outcome::Pass => true,
-        _ => false,
-    };
-    if !ok {
-        let why = match r.outcome {
-            Outcome::Error(e) => e,
-            o => format!("{} with {:?} distinct states for {entries} entries", o.label(), r.distinct_states),
-        };
-        return Err(scratch.kept_err(TraceError::Tlc(why)));
-    }
-    let verdicts = starts
-        .iter()
-        .enumerate()
-        .map(|(t, &first)| {
-            let last = starts.get(t + 1).copied().unwrap_or(entries + 1);
-            match rejected.iter().find(|(e, _)| (first..last).contains(e)) {
-                Some((e, enabled)) => Verdict::Rejected { step: e - first, enabled: enabled.clone() },
-                None => Verdict::Accepted,
-            }
-        })
-        .collect();
-    if rejected.is_empty() {
-        scratch.remove();
-    }
-    Ok(verdicts)
+    run_group(tlc, &scratch, MODULE, &starts, entries)
 }
 
 /// Checks every trace with TLC, in as few runs as their constants allow

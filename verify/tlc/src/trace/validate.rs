@@ -205,3 +205,42 @@ pub fn validate<S: SpecTrace>(cfg: &S::Config, states: &[S::State]) -> Result<Ve
         Err(e) => Err(scratch.kept_err(e)),
     }
 }
+
+/// What every spec's `verdicts_are_read` test asks of `verdict`.
+#[cfg(test)]
+pub(crate) mod read_checks {
+    use super::*;
+    use crate::Parser;
+
+    /// TLC's answers read for `states` (three, from Init) and `four` (four
+    /// states, the first not Init): "No error" with 3 distinct states
+    /// accepts the three and rejects the four; a deadlock at `i = at`
+    /// with the set `enabled_set` (as TLC prints it) rejects step `at`
+    /// with `reason` and the candidates `enabled`; a parse error is an
+    /// error.
+    pub fn verdicts_are_read<S: SpecTrace>(
+        cfg: &S::Config,
+        states: &[S::State],
+        four: &[S::State],
+        at: usize,
+        enabled_set: &str,
+        reason: &str,
+        enabled: &[&str],
+    ) {
+        let ok = Parser::parse_str(
+            "@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@\n\
+             @!@!@STARTMSG 2199:0 @!@!@\n4 states generated, 3 distinct states found, 0 states left on queue.\n@!@!@ENDMSG 2199 @!@!@",
+        );
+        assert_eq!(verdict::<S>(&ok, cfg, states), Ok(Verdict::Accepted { steps: 2, distinct_states: 3 }));
+        assert!(matches!(verdict::<S>(&ok, cfg, four), Ok(Verdict::Rejected { step: 0, .. })));
+        let dead = Parser::parse_str(&format!(
+            "@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n\
+             @!@!@STARTMSG 2217:4 @!@!@\n{}: <TraceNext line 81>\n/\\ i = {at}\n/\\ enabled = {enabled_set}\n@!@!@ENDMSG 2217 @!@!@",
+            at + 1
+        ));
+        let want = Verdict::Rejected { step: at, reason: reason.into(), enabled: enabled.iter().map(|e| e.to_string()).collect() };
+        assert_eq!(verdict::<S>(&dead, cfg, states), Ok(want));
+        let error = Parser::parse_str("@!@!@STARTMSG 1000:1 @!@!@\nparse error\n@!@!@ENDMSG 1000 @!@!@");
+        assert!(matches!(verdict::<S>(&error, cfg, states), Err(TraceError::Tlc(_))));
+    }
+}

@@ -108,12 +108,8 @@ pub use ringlab_model::xsk_rx::tla::changed;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TlcResult;
+    use crate::trace::validate::read_checks;
     use ringlab_model::xsk_rx::Action;
-
-    fn result(tool_output: &str) -> TlcResult {
-        crate::Parser::parse_str(tool_output)
-    }
 
     #[test]
     fn the_model_declares_and_assigns_its_cpus() {
@@ -163,36 +159,15 @@ mod tests {
         let cfg = Config::driver();
         let init = State::init(&cfg);
         let polled = init.step(&cfg, &Action::NapiPoll { c: 0 }).unwrap();
-        let states = vec![init.clone(), polled.clone(), polled];
-        let ok = result("@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@\n\
-             @!@!@STARTMSG 2199:0 @!@!@\n4 states generated, 3 distinct states found, 0 states left on queue.\n@!@!@ENDMSG 2199 @!@!@");
-        assert_eq!(
-            verdict(&ok, &cfg, &states),
-            Ok(Verdict::Accepted {
-                steps: 2,
-                distinct_states: 3
-            })
-        );
-        let four = vec![init.clone(); 4];
-        assert!(matches!(
-            verdict(&ok, &cfg, &four),
-            Ok(Verdict::Rejected { step: 0, .. })
-        ));
-        let dead = result("@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n\
-             @!@!@STARTMSG 2217:4 @!@!@\n2: <TraceNext line 99>\n/\\ i = 1\n/\\ enabled = {\"NapiPoll(c1)\", \"UserFill\"}\n@!@!@ENDMSG 2217 @!@!@");
         let want = "no step of XskRx leads from state 0 to state 1 (it changes poller); enabled at state 0: NapiPoll(c1), UserFill";
-        assert_eq!(
-            verdict(&dead, &cfg, &states),
-            Ok(Verdict::Rejected {
-                step: 1,
-                reason: want.into(),
-                enabled: vec!["NapiPoll(c1)".into(), "UserFill".into()],
-            })
+        read_checks::verdicts_are_read::<XskRxTrace>(
+            &cfg,
+            &[init.clone(), polled.clone(), polled],
+            &vec![init; 4],
+            1,
+            r#"{"NapiPoll(c1)", "UserFill"}"#,
+            want,
+            &["NapiPoll(c1)", "UserFill"],
         );
-        let error = result("@!@!@STARTMSG 1000:1 @!@!@\nparse error\n@!@!@ENDMSG 1000 @!@!@");
-        assert!(matches!(
-            verdict(&error, &cfg, &states),
-            Err(TraceError::Tlc(_))
-        ));
     }
 }
