@@ -208,6 +208,23 @@ mod tests {
         assert!(html.contains("not validated: no TLC"), "{html}");
     }
 
+    #[test]
+    fn the_receive_chain_is_shown_with_its_refusals() {
+        let rx = ChainDoc {
+            spec: "XskRx".into(),
+            validated: 111,
+            unprojected: 6,
+            refused_by: [("fill-not-owned".to_string(), 6)].into(),
+            ..Default::default()
+        };
+        let DiffSection::Ran { mut campaign } = ran(None) else { unreachable!() };
+        campaign.rx_chain = Some(rx);
+        let html = render(&VerifyDoc { diff: DiffSection::Ran { campaign }, ..doc() });
+        assert!(html.contains("id=\"rx-chain\""), "{html}");
+        assert!(html.contains("111 receive traces validated against XskRx, 0 rejected, 6 refused (fill-not-owned 6)"), "{html}");
+        assert!(!html.contains("id=\"chain\""), "{html}");
+    }
+
     fn kernel_doc() -> KernelDoc {
         let x = Xskxceiver { pass: Some(3), fail: Some(0), skip: Some(1), ..Default::default() };
         let fault = FaultRun {
