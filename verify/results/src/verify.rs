@@ -206,7 +206,7 @@ impl DiffSection {
             DiffSection::Skipped { skipped, .. } => format!("live-kernel diff SKIPPED ({skipped})"),
             DiffSection::Failed { error, .. } => format!("live-kernel diff failed to run ({error})"),
             DiffSection::Ran { campaign } => {
-                let chain = campaign.chain.as_ref().map(|c| format!(", {}", c.words())).unwrap_or_default();
+                let chain: String = campaign.chain.iter().chain(&campaign.rx_chain).map(|c| format!(", {}", c.words())).collect();
                 format!("live-kernel diff {} scenarios with {} divergences{chain}", campaign.scenarios, campaign.divergences)
             }
         }
