@@ -15,7 +15,9 @@
 
 use ringlab_model::devmem::{Config, State};
 use ringlab_sim::devmem::{Devmem, DevmemConfig, Report};
-use ringlab_sim::harness::{self, Failure, Sched};
+use ringlab_sim::harness::{self, Sched};
+
+mod common;
 
 const SEEDS: u64 = 300;
 const STEPS: u64 = 300;
@@ -138,34 +140,11 @@ fn the_model_follows_every_step() {
     }
 }
 
-/// The seeds whose runs break, by invariant, in the spec's model `base`.
-#[allow(dead_code)]
-fn failures(base: Config) -> Vec<Failure> {
-    (0..SEEDS)
-        .filter_map(|seed| {
-            harness::run::<Devmem>(cfg(base.clone(), seed), STEPS, None)
-                .err()
-                .map(|e| e.into_failure(seed))
-        })
-        .collect()
-}
-
-/// Some seed breaks `invariant`, and every seed that breaks, breaks it.
+/// Some seed breaks `invariant` in the spec's model `base`, and every
+/// seed that breaks, breaks it.
 #[allow(dead_code)]
 fn mutant_breaks(base: Config, invariant: &str) {
-    let fs = failures(base);
-    let other: Vec<String> = fs
-        .iter()
-        .filter(|f| f.invariant != Some(invariant))
-        .map(|f| f.to_string())
-        .collect();
-    assert!(other.is_empty(), "{other:?}");
-    assert!(!fs.is_empty(), "no seed broke {invariant}");
-    eprintln!(
-        "{} of {SEEDS} seeds broke {invariant}; first: {}",
-        fs.len(),
-        fs[0]
-    );
+    common::mutant_breaks::<Devmem>(SEEDS, STEPS, |seed| cfg(base.clone(), seed), invariant);
 }
 
 #[cfg(feature = "mutant-zcrx-uref-race")]

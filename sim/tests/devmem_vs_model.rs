@@ -87,21 +87,6 @@ fn constants() -> BoxedStrategy<Config> {
         .boxed()
 }
 
-/// One of `actions`: a name by `weight`, then one of its instances.
-fn by_name(actions: &[Action], weight: impl Fn(&str) -> u32) -> Option<BoxedStrategy<Action>> {
-    let mut names: Vec<&'static str> = actions.iter().map(|a| a.name()).collect();
-    names.sort_unstable();
-    names.dedup();
-    let arms: Vec<(u32, BoxedStrategy<Action>)> = names
-        .into_iter()
-        .map(|n| {
-            let of: Vec<Action> = actions.iter().copied().filter(|a| a.name() == n).collect();
-            (weight(n), proptest::sample::select(of).boxed())
-        })
-        .collect();
-    (!arms.is_empty()).then(|| proptest::strategy::Union::new_weighted(arms).boxed())
-}
-
 #[derive(Clone, Debug)]
 struct RefMachine;
 
@@ -131,9 +116,9 @@ impl ReferenceStateMachine for RefMachine {
             "BindRx" if bound => 1,
             _ => 12,
         };
-        let taken = by_name(&enabled, weight);
+        let taken = common::by_name(&enabled, Action::name, weight);
         // The instances the mutants take, more often.
-        let refused = by_name(&refused, |n| match n {
+        let refused = common::by_name(&refused, Action::name, |n| match n {
             "BindRx" => 4,
             "RecvMsg" | "DontneedRead" => 2,
             _ => 1,

@@ -10,8 +10,10 @@
 //! the mutant's own test checks it is its invariant that breaks.
 
 use ringlab_model::xsk_rx::{Config, State};
-use ringlab_sim::harness::{self, Failure, Sched};
+use ringlab_sim::harness::{self, Sched};
 use ringlab_sim::xsk_rx::{Report, XskRx, XskRxConfig};
+
+mod common;
 
 const SEEDS: u64 = 200;
 const STEPS: u64 = 400;
@@ -153,34 +155,11 @@ fn a_ring_size_not_a_power_of_two_is_refused() {
     assert!(e.contains("FqSize = 3"), "{e}");
 }
 
-/// The seeds whose runs break, in the spec's model `base`.
-#[allow(dead_code)]
-fn failures(base: Config) -> Vec<Failure> {
-    (0..SEEDS)
-        .filter_map(|seed| {
-            harness::run::<XskRx>(cfg(base.clone(), seed), STEPS, None)
-                .err()
-                .map(|e| e.into_failure(seed))
-        })
-        .collect()
-}
-
-/// Some seed breaks `invariant`, and every seed that breaks, breaks it.
+/// Some seed breaks `invariant` in the spec's model `base`, and every
+/// seed that breaks, breaks it.
 #[allow(dead_code)]
 fn mutant_breaks(base: Config, invariant: &str) {
-    let fs = failures(base);
-    let other: Vec<String> = fs
-        .iter()
-        .filter(|f| f.invariant != Some(invariant))
-        .map(|f| f.to_string())
-        .collect();
-    assert!(other.is_empty(), "{other:?}");
-    assert!(!fs.is_empty(), "no seed broke {invariant}");
-    eprintln!(
-        "{} of {SEEDS} seeds broke {invariant}; first: {}",
-        fs.len(),
-        fs[0]
-    );
+    common::mutant_breaks::<XskRx>(SEEDS, STEPS, |seed| cfg(base.clone(), seed), invariant);
 }
 
 #[cfg(feature = "mutant-xsk-gen-rx-race")]

@@ -102,21 +102,6 @@ fn constants() -> BoxedStrategy<Config> {
         .boxed()
 }
 
-/// One of `actions`: a name by `weight`, then one of its instances.
-fn by_name(actions: &[Action], weight: impl Fn(&str) -> u32) -> Option<BoxedStrategy<Action>> {
-    let mut names: Vec<&'static str> = actions.iter().map(|a| a.name()).collect();
-    names.sort_unstable();
-    names.dedup();
-    let arms: Vec<(u32, BoxedStrategy<Action>)> = names
-        .into_iter()
-        .map(|n| {
-            let of: Vec<Action> = actions.iter().copied().filter(|a| a.name() == n).collect();
-            (weight(n), proptest::sample::select(of).boxed())
-        })
-        .collect();
-    (!arms.is_empty()).then(|| proptest::strategy::Union::new_weighted(arms).boxed())
-}
-
 #[derive(Clone, Debug)]
 struct RefMachine;
 
@@ -137,12 +122,12 @@ impl ReferenceStateMachine for RefMachine {
             .into_iter()
             .filter(|a| !enabled.contains(a))
             .collect();
-        let taken = by_name(&enabled, |n| match n {
+        let taken = common::by_name(&enabled, Action::name, |n| match n {
             "XskRelease" | "Done" => 1,
             "XskBind" | "XskMapUpdate" => 3,
             _ => 12,
         });
-        let refused = by_name(&refused, |n| match n {
+        let refused = common::by_name(&refused, Action::name, |n| match n {
             "RxLock" | "XdpRun" => 3,
             _ => 1,
         });

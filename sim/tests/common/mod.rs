@@ -5,8 +5,12 @@
 //! seed (printed, so a failure can be replayed); without it every run uses
 //! the same seed. `PROPTEST_CASES` overrides the number of cases.
 
+#![allow(dead_code)]
+
 use std::fmt::{Debug, Display};
 
+use proptest::strategy::{BoxedStrategy, Strategy};
+use ringlab_sim::harness::{Failure, Protocol};
 use proptest::test_runner::{Config, RngSeed};
 
 /// The seed used when `RINGLAB_SEED` is not set.
@@ -47,7 +51,6 @@ pub fn prop_config(test: &str, cases: u32) -> Config {
 /// (`stepped`) exactly when the model did (`took`), and its projection
 /// `got` is the model's `want` after it; `changed` names the variables
 /// that differ.
-#[allow(dead_code)]
 pub fn same_step<S: PartialEq + Debug, A: Display, E: Display>(
     a: &A,
     took: bool,
@@ -64,4 +67,37 @@ pub fn same_step<S: PartialEq + Debug, A: Display, E: Display>(
     if got != want {
         assert_eq!(got, want, "after {a}: the simulator (left) left the model (right) in {}", changed(got, want));
     }
+}
+
+/// One of `actions`: a name (by `name`) drawn by `weight`, then one of
+/// its instances, so that an action of many instances does not drown the
+/// rest.
+pub fn by_name<A: Clone + Debug + 'static>(
+    actions: &[A],
+    name: impl Fn(&A) -> &'static str,
+    weight: impl Fn(&str) -> u32,
+) -> Option<BoxedStrategy<A>> {
+    let mut names: Vec<&'static str> = actions.iter().map(&name).collect();
+    names.sort_unstable();
+    names.dedup();
+    let arms: Vec<(u32, BoxedStrategy<A>)> = names
+        .into_iter()
+        .map(|n| {
+            let of: Vec<A> = actions.iter().filter(|a| name(a) == n).cloned().collect();
+            (weight(n), proptest::sample::select(of).boxed())
+        })
+        .collect();
+    (!arms.is_empty()).then(|| proptest::strategy::Union::new_weighted(arms).boxed())
+}
+
+/// Some seed of `0..seeds` breaks `invariant` within `steps` steps of the
+/// run of `cfg(seed)`, and every seed that breaks, breaks it.
+pub fn mutant_breaks<P: Protocol>(seeds: u64, steps: u64, cfg: impl Fn(u64) -> P::Config, invariant: &str) {
+    let fs: Vec<Failure> = (0..seeds)
+        .filter_map(|seed| ringlab_sim::harness::run::<P>(cfg(seed), steps, None).err().map(|e| e.into_failure(seed)))
+        .collect();
+    let other: Vec<String> = fs.iter().filter(|f| f.invariant != Some(invariant)).map(|f| f.to_string()).collect();
+    assert!(other.is_empty(), "{other:?}");
+    assert!(!fs.is_empty(), "no seed broke {invariant}");
+    eprintln!("{} of {seeds} seeds broke {invariant}; first: {}", fs.len(), fs[0]);
 }

@@ -14,6 +14,7 @@ use ringlab_kernel::campaign::Example;
 use ringlab_kernel::diff_doc::{ChainDoc, ChainExample, DiffDoc, ExampleOp, ExampleStep};
 use ringlab_kernel::kernel_test::KernelDoc;
 use ringlab_model::afxdp::{spec_trace, Profile, Scenario};
+use ringlab_tlc::trace::kernel_chain::report::{Rejection, Unprojected};
 use ringlab_tlc::trace::kernel_chain::{validate_scenarios, ChainReport};
 
 /// Rejections and unprojected scenarios the document lists at most.
@@ -92,20 +93,33 @@ pub fn write_itf(cands: &[(u64, Scenario)], profile: &Profile, dir: &Path) -> Re
 /// The document of a validation (or of the error that stopped it).
 pub fn doc(r: Result<&ChainReport, String>) -> ChainDoc {
     match r {
-        Ok(r) => ChainDoc {
-            spec: SPEC.into(),
-            error: None,
-            validated: r.validated as u64,
-            rejected: r.rejected.len() as u64,
-            unprojected: r.unprojected.len() as u64,
-            steps: r.steps as u64,
-            tlc_runs: r.tlc_runs as u64,
-            seconds: (r.seconds * 10.0).round() / 10.0,
-            rejections: r.rejected.iter().take(LISTED).map(|x| x.to_string()).collect(),
-            unprojected_why: r.unprojected.iter().take(LISTED).map(|u| format!("seed {:#x}: {}", u.seed, u.why)).collect(),
-            ..Default::default()
-        },
+        Ok(r) => counts_doc(SPEC, r.validated, &r.rejected, &r.unprojected, r.steps, r.tlc_runs, r.seconds),
         Err(e) => ChainDoc { spec: SPEC.into(), error: Some(e), ..Default::default() },
+    }
+}
+
+/// The document of a validation of `spec` that ran: its counts, and the
+/// first LISTED rejections and unprojected scenarios.
+pub(super) fn counts_doc(
+    spec: &str,
+    validated: usize,
+    rejected: &[Rejection],
+    unprojected: &[Unprojected],
+    steps: usize,
+    tlc_runs: usize,
+    seconds: f64,
+) -> ChainDoc {
+    ChainDoc {
+        spec: spec.into(),
+        validated: validated as u64,
+        rejected: rejected.len() as u64,
+        unprojected: unprojected.len() as u64,
+        steps: steps as u64,
+        tlc_runs: tlc_runs as u64,
+        seconds: (seconds * 10.0).round() / 10.0,
+        rejections: rejected.iter().take(LISTED).map(|x| x.to_string()).collect(),
+        unprojected_why: unprojected.iter().take(LISTED).map(|u| format!("seed {:#x}: {}", u.seed, u.why)).collect(),
+        ..Default::default()
     }
 }
 

@@ -8,7 +8,7 @@ use ringlab_kernel::diff_doc::ChainDoc;
 use ringlab_model::afxdp::{Profile, Scenario};
 use ringlab_tlc::trace::rx_chain::{validate_rx_scenarios, RxChainReport};
 
-use super::chain::LISTED;
+use super::chain::counts_doc;
 
 const SPEC: &str = "XskRx";
 
@@ -29,18 +29,8 @@ pub fn of_summary(sum: &Summary) -> ChainDoc {
 pub fn doc(r: Result<&RxChainReport, String>) -> ChainDoc {
     match r {
         Ok(r) => ChainDoc {
-            spec: SPEC.into(),
-            error: None,
-            validated: r.validated as u64,
-            rejected: r.rejected.len() as u64,
-            unprojected: r.refused.len() as u64,
-            steps: r.steps as u64,
-            tlc_runs: r.tlc_runs as u64,
-            seconds: (r.seconds * 10.0).round() / 10.0,
-            rejections: r.rejected.iter().take(LISTED).map(|x| x.to_string()).collect(),
-            unprojected_why: r.refused.iter().take(LISTED).map(|u| format!("seed {:#x}: {}", u.seed, u.why)).collect(),
             refused_by: r.refused_by.iter().map(|(k, n)| (k.clone(), *n as u64)).collect(),
-            example: None,
+            ..counts_doc(SPEC, r.validated, &r.rejected, &r.refused, r.steps, r.tlc_runs, r.seconds)
         },
         Err(e) => ChainDoc { spec: SPEC.into(), error: Some(e), ..Default::default() },
     }

@@ -15,7 +15,6 @@ use ringlab_sim::copy_tx::{CopyTx, CopyTxConfig, DropFrags, PublishFrags};
 use ringlab_sim::harness::Sched;
 use ringlab_tlc::trace::copy_tx::{self as copytx_trace, validate, Verdict};
 use ringlab_model::rng::Rng;
-use ringlab_tlc::Tlc;
 
 const STEPS: usize = 60;
 /// A walk repeats its state here once: a stutter, which must be accepted.
@@ -262,42 +261,10 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
             taken: None,
         },
     ];
-    // Checked in a scratch directory rather than through validate, which
-    // keeps a rejected trace's model.
-    let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
-    let verdicts = common::in_pairs(&cases, |c| {
-        let dir =
-            std::env::temp_dir().join(format!("ringlab-copytx-{}-{}", std::process::id(), c.name));
-        let specs = ringlab_tlc::specs_dir();
-        let v = copytx_trace::check(&tlc, &cfg, &c.states, &specs, &dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        let v = v.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        eprintln!("{}: {} states: {v:?}", c.name, c.states.len());
-        v
+    let verdicts = common::check_in_scratch("copytx", &cases, |c| c.name, |tlc, c, dir| {
+        copytx_trace::check(tlc, &cfg, &c.states, &ringlab_tlc::specs_dir(), dir)
     });
     for (c, v) in cases.iter().zip(verdicts) {
-        let Verdict::Rejected {
-            step,
-            reason,
-            enabled,
-        } = v
-        else {
-            panic!("{}: accepted", c.name);
-        };
-        assert_eq!(step, c.step, "{}: {reason}", c.name);
-        match &c.taken {
-            Some(a) => assert!(
-                reason.contains(&format!(" to state {step} (it changes "))
-                    && reason.contains(&format!("; enabled at state {}: ", step - 1))
-                    && enabled.contains(a),
-                "{}: {a} is not a candidate: {reason}",
-                c.name
-            ),
-            None => assert!(
-                reason.contains("not Init (it differs in cq)"),
-                "{}: {reason}",
-                c.name
-            ),
-        }
+        common::assert_rejected_at(c.name, v, c.step, c.taken.as_ref(), "not Init (it differs in cq)");
     }
 }

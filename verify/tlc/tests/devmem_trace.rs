@@ -25,7 +25,6 @@ use ringlab_sim::devmem::{self, Devmem, DevmemConfig};
 use ringlab_sim::harness::{Failure, Sched};
 use ringlab_tlc::trace::devmem::{self as devmem_trace, validate, Verdict};
 use ringlab_model::rng::Rng;
-use ringlab_tlc::Tlc;
 
 /// Random steps of a walk or run, before a simulator run's drain.
 const STEPS: usize = 60;
@@ -389,47 +388,10 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
     if devmem::mutant() == Mutant::None {
         cases.push(simulator_corrupted(seed));
     }
-    // Checked in a scratch directory rather than through validate, which
-    // keeps a rejected trace's model.
-    let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
-    let verdicts = common::in_pairs(&cases, |c| {
-        let dir =
-            std::env::temp_dir().join(format!("ringlab-devmem-{}-{}", std::process::id(), c.name));
-        let specs = ringlab_tlc::specs_dir();
-        let v = devmem_trace::check(&tlc, &c.cfg, &c.states, &specs, &dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        let v = v.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        eprintln!("{}: {} states: {v:?}", c.name, c.states.len());
-        v
+    let verdicts = common::check_in_scratch("devmem", &cases, |c| c.name, |tlc, c, dir| {
+        devmem_trace::check(tlc, &c.cfg, &c.states, &ringlab_tlc::specs_dir(), dir)
     });
     for (c, v) in cases.iter().zip(verdicts) {
-        let Verdict::Rejected {
-            step,
-            reason,
-            enabled,
-        } = v
-        else {
-            panic!("{}: accepted", c.name);
-        };
-        assert_eq!(step, c.step, "{}: {reason}", c.name);
-        match &c.taken {
-            Some(a) => {
-                assert!(
-                    reason.contains(&format!(" to state {step} (it changes ")),
-                    "{}: {reason}",
-                    c.name
-                );
-                assert!(
-                    enabled.contains(a),
-                    "{}: {a} is not a candidate: {reason}",
-                    c.name
-                );
-            }
-            None => assert!(
-                reason.contains("not Init (it differs in pool)"),
-                "{}: {reason}",
-                c.name
-            ),
-        }
+        common::assert_rejected_at(c.name, v, c.step, c.taken.as_ref(), "not Init (it differs in pool)");
     }
 }

@@ -24,7 +24,6 @@ use ringlab_model::xsk_rx::{
     tla, Action, Config, Machine, ModelCfg, Mutant, State, Verdict as XdpVerdict,
 };
 use ringlab_tlc::trace::xsk_rx::{self as xskrx_trace, validate, Verdict};
-use ringlab_tlc::Tlc;
 
 /// Steps of a walk at most (it ends earlier if nothing but Done is
 /// enabled).
@@ -289,47 +288,10 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
         step: k,
         taken: two.actions[k - 1].map(|a| tla::action(&correct, &a)),
     });
-    // Checked in a scratch directory rather than through validate, which
-    // keeps a rejected trace's model.
-    let tlc = Tlc::locate().unwrap_or_else(|e| panic!("{e}"));
-    let verdicts = common::in_pairs(&cases, |c| {
-        let dir =
-            std::env::temp_dir().join(format!("ringlab-xskrx-{}-{}", std::process::id(), c.name));
-        let specs = ringlab_tlc::specs_dir();
-        let v = xskrx_trace::check(&tlc, &c.cfg, &c.states, &specs, &dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        let v = v.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        eprintln!("{}: {} states: {v:?}", c.name, c.states.len());
-        v
+    let verdicts = common::check_in_scratch("xskrx", &cases, |c| c.name, |tlc, c, dir| {
+        xskrx_trace::check(tlc, &c.cfg, &c.states, &ringlab_tlc::specs_dir(), dir)
     });
     for (c, v) in cases.iter().zip(verdicts) {
-        let Verdict::Rejected {
-            step,
-            reason,
-            enabled,
-        } = v
-        else {
-            panic!("{}: accepted", c.name);
-        };
-        assert_eq!(step, c.step, "{}: {reason}", c.name);
-        match &c.taken {
-            Some(a) => {
-                assert!(
-                    reason.contains(&format!(" to state {step} (it changes ")),
-                    "{}: {reason}",
-                    c.name
-                );
-                assert!(
-                    enabled.contains(a),
-                    "{}: {a} is not a candidate: {reason}",
-                    c.name
-                );
-            }
-            None => assert!(
-                reason.contains("not Init (it differs in fqHeld)"),
-                "{}: {reason}",
-                c.name
-            ),
-        }
+        common::assert_rejected_at(c.name, v, c.step, c.taken.as_ref(), "not Init (it differs in fqHeld)");
     }
 }

@@ -75,11 +75,15 @@ fn widened(t: &SpecTrace, frames: usize, sockets: usize, multi_buf: bool) -> Spe
 /// Groups of trace indices that can share a run: the same key, at most
 /// ENTRIES_PER_RUN entries each.
 pub fn groups(traces: &[SpecTrace]) -> Vec<Vec<usize>> {
-    let mut by: Vec<(Config, Vec<Vec<usize>>, usize)> = Vec::new();
-    for (i, t) in traces.iter().enumerate() {
-        let k = key(&t.config);
-        let size = t.states.len();
-        let g = match by.iter_mut().position(|(c, _, _)| *c == k) {
+    group_by_key(traces.iter().map(|t| (key(&t.config), t.states.len())))
+}
+
+/// Groups of item indices, one per key and `(key, entries)` item in
+/// turn, a group closed once it would pass ENTRIES_PER_RUN entries.
+pub(crate) fn group_by_key<K: PartialEq>(items: impl IntoIterator<Item = (K, usize)>) -> Vec<Vec<usize>> {
+    let mut by: Vec<(K, Vec<Vec<usize>>, usize)> = Vec::new();
+    for (i, (k, size)) in items.into_iter().enumerate() {
+        let g = match by.iter().position(|(c, _, _)| *c == k) {
             Some(p) => &mut by[p],
             None => {
                 by.push((k, vec![Vec::new()], 0));
@@ -201,8 +205,17 @@ pub(crate) fn jobs() -> usize {
 /// Checks every trace with TLC, in as few runs as their constants allow
 /// (two at a time where there are two CPUs).
 pub fn check(traces: &[SpecTrace]) -> Result<Checked, TraceError> {
+    check_groups(traces, groups(traces), check_group)
+}
+
+/// Checks the groups `gs` of `traces`, each in one TLC run of
+/// `check_group`, `jobs()` runs at a time; one verdict per trace.
+pub(crate) fn check_groups<T: Sync>(
+    traces: &[T],
+    gs: Vec<Vec<usize>>,
+    check_group: impl Fn(&Tlc, &[&T]) -> Result<Vec<Verdict>, TraceError> + Sync,
+) -> Result<Checked, TraceError> {
     let tlc = Tlc::locate().map_err(TraceError::NoTlc)?;
-    let gs = groups(traces);
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, Result<Vec<Verdict>, TraceError>)>> = Mutex::new(Vec::new());
     std::thread::scope(|sc| {
@@ -210,7 +223,7 @@ pub fn check(traces: &[SpecTrace]) -> Result<Checked, TraceError> {
             sc.spawn(|| loop {
                 let g = next.fetch_add(1, Ordering::SeqCst);
                 let Some(ids) = gs.get(g) else { break };
-                let ts: Vec<&SpecTrace> = ids.iter().map(|&i| &traces[i]).collect();
+                let ts: Vec<&T> = ids.iter().map(|&i| &traces[i]).collect();
                 let r = check_group(&tlc, &ts);
                 done.lock().unwrap_or_else(|e| e.into_inner()).push((g, r));
             });

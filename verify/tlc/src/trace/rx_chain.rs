@@ -10,13 +10,10 @@
 mod log;
 pub mod report;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use ringlab_model::afxdp::RxTrace;
 use ringlab_model::xsk_rx::{tla, Config};
 
-use super::kernel_chain::{jobs, run_group, Checked, Verdict};
+use super::kernel_chain::{check_groups, group_by_key, run_group, Checked, Verdict};
 use crate::trace::{is_ident, TraceError, TraceSpec};
 use crate::Tlc;
 
@@ -26,9 +23,6 @@ pub use report::{validate_rx_scenarios, RxChainReport};
 pub const MODULE: &str = "MCXskRxTraces";
 
 const SPEC: TraceSpec = TraceSpec { spec: "XskRx", module: MODULE, runs: "rx-chain" };
-
-/// Entries per TLC run at most (a run's module is parsed whole).
-pub const ENTRIES_PER_RUN: usize = 60_000;
 
 /// The group key: the constants but those `widened` may raise.
 fn key(c: &Config) -> Config {
@@ -52,27 +46,9 @@ fn widest(traces: &[&RxTrace]) -> Config {
 }
 
 /// Groups of trace indices that can share a run: the same key, at most
-/// ENTRIES_PER_RUN entries each.
+/// kernel_chain::ENTRIES_PER_RUN entries each.
 pub fn groups(traces: &[RxTrace]) -> Vec<Vec<usize>> {
-    let mut by: Vec<(Config, Vec<Vec<usize>>, usize)> = Vec::new();
-    for (i, t) in traces.iter().enumerate() {
-        let k = key(&t.config);
-        let size = t.states.len();
-        let g = match by.iter_mut().position(|(c, _, _)| *c == k) {
-            Some(p) => &mut by[p],
-            None => {
-                by.push((k, vec![Vec::new()], 0));
-                by.last_mut().unwrap()
-            }
-        };
-        if g.2 + size > ENTRIES_PER_RUN && !g.1.last().unwrap().is_empty() {
-            g.1.push(Vec::new());
-            g.2 = 0;
-        }
-        g.1.last_mut().unwrap().push(i);
-        g.2 += size;
-    }
-    by.into_iter().flat_map(|(_, gs, _)| gs).collect()
+    group_by_key(traces.iter().map(|t| (key(&t.config), t.states.len())))
 }
 
 /// The module defining `TraceLog`: every trace's entries, one after
@@ -145,28 +121,5 @@ fn check_group(tlc: &Tlc, traces: &[&RxTrace]) -> Result<Vec<Verdict>, TraceErro
 /// Checks every trace with TLC, in as few runs as their constants allow
 /// (two at a time where there are two CPUs).
 pub fn check(traces: &[RxTrace]) -> Result<Checked, TraceError> {
-    let tlc = Tlc::locate().map_err(TraceError::NoTlc)?;
-    let gs = groups(traces);
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<(usize, Result<Vec<Verdict>, TraceError>)>> = Mutex::new(Vec::new());
-    std::thread::scope(|sc| {
-        for _ in 0..jobs().min(gs.len()) {
-            sc.spawn(|| loop {
-                let g = next.fetch_add(1, Ordering::SeqCst);
-                let Some(ids) = gs.get(g) else { break };
-                let ts: Vec<&RxTrace> = ids.iter().map(|&i| &traces[i]).collect();
-                let r = check_group(&tlc, &ts);
-                done.lock().unwrap_or_else(|e| e.into_inner()).push((g, r));
-            });
-        }
-    });
-    let mut verdicts = vec![Verdict::Accepted; traces.len()];
-    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.sort_by_key(|(g, _)| *g);
-    for (g, r) in done {
-        for (i, v) in gs[g].iter().zip(r?) {
-            verdicts[*i] = v;
-        }
-    }
-    Ok(Checked { verdicts, tlc_runs: gs.len() })
+    check_groups(traces, groups(traces), check_group)
 }

@@ -2,9 +2,10 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use ringlab_tlc::specs_dir;
+use ringlab_tlc::trace::{TraceError, Verdict};
 use ringlab_tlc::Tlc;
 
 pub fn cfg_path(name: &str) -> PathBuf {
@@ -145,4 +146,44 @@ pub fn manifest_models_with_prefix(module: &str, prefix: &str) -> Option<Vec<Man
             })
             .collect(),
     )
+}
+
+/// Each case's verdict from `check(tlc, case, dir)`, in a scratch folder
+/// of its own named `prefix` and `name(case)` (removed after), two at a
+/// time: checked there rather than through validate, which keeps a
+/// rejected trace's model.
+pub fn check_in_scratch<C: Sync>(
+    prefix: &str,
+    cases: &[C],
+    name: impl Fn(&C) -> &str + Sync,
+    check: impl Fn(&Tlc, &C, &Path) -> Result<Verdict, TraceError> + Sync,
+) -> Vec<Verdict> {
+    let tlc = tlc();
+    in_pairs(cases, |c| {
+        let dir = std::env::temp_dir().join(format!("ringlab-{prefix}-{}-{}", std::process::id(), name(c)));
+        let v = check(&tlc, c, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let v = v.unwrap_or_else(|e| panic!("{}: {e}", name(c)));
+        eprintln!("{}: {v:?}", name(c));
+        v
+    })
+}
+
+/// `v` rejects the corrupted trace `name` at step `want`: with `taken`,
+/// the action the run took there, among TLC's candidates at the state
+/// before; with none (step 0), with `not_init` in its reason.
+pub fn assert_rejected_at(name: &str, v: Verdict, want: usize, taken: Option<&String>, not_init: &str) {
+    let Verdict::Rejected { step, reason, enabled } = v else {
+        panic!("{name}: accepted");
+    };
+    assert_eq!(step, want, "{name}: {reason}");
+    match taken {
+        Some(a) => assert!(
+            reason.contains(&format!(" to state {step} (it changes "))
+                && reason.contains(&format!("; enabled at state {}: ", step - 1))
+                && enabled.contains(a),
+            "{name}: {a} is not a candidate: {reason}"
+        ),
+        None => assert!(reason.contains(not_init), "{name}: {reason}"),
+    }
 }

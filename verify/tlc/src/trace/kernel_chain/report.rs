@@ -67,6 +67,28 @@ impl ChainReport {
     }
 }
 
+/// Counts each trace's verdict: accepted in `validated`, rejected in
+/// `rejected`, named by its seed and by `named(trace, k)`, the operation
+/// and action of its step k + 1.
+pub(crate) fn tally<T>(
+    spec: &'static str,
+    traces: &[(u64, T)],
+    verdicts: Vec<Verdict>,
+    named: impl Fn(&T, usize) -> Option<(usize, String)>,
+    validated: &mut usize,
+    rejected: &mut Vec<Rejection>,
+) {
+    for ((seed, t), v) in traces.iter().zip(verdicts) {
+        match v {
+            Verdict::Accepted => *validated += 1,
+            Verdict::Rejected { step, enabled } => {
+                let (op, action) = step.checked_sub(1).and_then(|k| named(t, k)).unzip();
+                rejected.push(Rejection { spec, seed: *seed, step, op, action, enabled });
+            }
+        }
+    }
+}
+
 /// Projects each scenario under `p` and checks the traces with TLC.
 pub fn validate_scenarios(scenarios: &[(u64, Scenario)], p: &Profile) -> Result<ChainReport, TraceError> {
     let (r, seconds) = timed(|| {
@@ -82,22 +104,8 @@ pub fn validate_scenarios(scenarios: &[(u64, Scenario)], p: &Profile) -> Result<
         let checked = check(&only)?;
         rep.tlc_runs = checked.tlc_runs;
         rep.steps = only.iter().map(|t| t.steps.len()).sum();
-        for ((seed, t), v) in traces.iter().zip(checked.verdicts) {
-            match v {
-                Verdict::Accepted => rep.validated += 1,
-                Verdict::Rejected { step, enabled } => {
-                    let named = step.checked_sub(1).and_then(|k| t.steps.get(k));
-                    rep.rejected.push(Rejection {
-                        spec: "XskCopyTx",
-                        seed: *seed,
-                        step,
-                        op: named.map(|k| k.op),
-                        action: named.map(|k| k.action.to_string()),
-                        enabled,
-                    });
-                }
-            }
-        }
+        let named = |t: &SpecTrace, k: usize| t.steps.get(k).map(|s| (s.op, s.action.to_string()));
+        tally("XskCopyTx", &traces, checked.verdicts, named, &mut rep.validated, &mut rep.rejected);
         Ok::<_, TraceError>(rep)
     });
     Ok(ChainReport { seconds, ..r? })

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use ringlab_model::afxdp::{rx_spec_trace, Profile, Refusal, RxTrace, Scenario};
 
-use super::super::kernel_chain::report::{Rejection, Unprojected};
-use super::super::kernel_chain::{timed, Verdict};
+use super::super::kernel_chain::report::{tally, Rejection, Unprojected};
+use super::super::kernel_chain::timed;
 use super::check;
 use crate::trace::TraceError;
 
@@ -57,22 +57,8 @@ pub fn validate_rx_scenarios(scenarios: &[(u64, Scenario)], p: &Profile) -> Resu
         let checked = check(&only)?;
         rep.tlc_runs = checked.tlc_runs;
         rep.steps = only.iter().map(|t| t.steps.len()).sum();
-        for ((seed, t), v) in traces.iter().zip(checked.verdicts) {
-            match v {
-                Verdict::Accepted => rep.validated += 1,
-                Verdict::Rejected { step, enabled } => {
-                    let named = step.checked_sub(1).and_then(|k| t.steps.get(k));
-                    rep.rejected.push(Rejection {
-                        spec: "XskRx",
-                        seed: *seed,
-                        step,
-                        op: named.map(|k| k.op),
-                        action: named.map(|k| k.action.to_string()),
-                        enabled,
-                    });
-                }
-            }
-        }
+        let named = |t: &RxTrace, k: usize| t.steps.get(k).map(|s| (s.op, s.action.to_string()));
+        tally("XskRx", &traces, checked.verdicts, named, &mut rep.validated, &mut rep.rejected);
         Ok::<_, TraceError>(rep)
     });
     Ok(RxChainReport { seconds, ..r? })
