@@ -185,3 +185,53 @@ pub fn quiescent(sys: &XskRx) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Each concrete check and the quiescence check fail on the state they
+/// forbid, built by hand from a fresh system.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::xsk_rx::XskRxConfig;
+
+    fn sys(base: Config) -> XskRx {
+        XskRx::new(XskRxConfig::from_spec(base).seed(1)).expect("a valid config")
+    }
+
+    #[test]
+    fn a_fresh_system_passes_every_check() {
+        for base in [Config::driver(), Config::generic(), Config::fast()] {
+            let s = sys(base);
+            assert_eq!(concrete(&s), Ok(()));
+            assert_eq!(quiescent(&s), Ok(()));
+        }
+    }
+
+    #[test]
+    fn a_buffer_twice_on_the_free_list_is_caught() {
+        let s = sys(Config::driver());
+        s.pool.xsk_buff_free(&[1]);
+        s.pool.xsk_buff_free(&[1]);
+        let e = concrete(&s).unwrap_err();
+        assert!(e.contains("the free list holds a buffer twice"), "{e}");
+    }
+
+    #[test]
+    fn a_lock_held_outside_a_generic_receive_is_caught() {
+        for base in [Config::driver(), Config::generic()] {
+            let s = sys(base);
+            s.pool.rx_lock.lock(0);
+            let e = concrete(&s).unwrap_err();
+            assert!(e.contains("holds an rx lock outside xsk_generic_rcv()"), "{e}");
+            assert!(quiescent(&s).unwrap_err().contains("a lock is held"));
+        }
+    }
+
+    #[test]
+    fn a_buffer_in_two_places_is_not_quiescent() {
+        let s = sys(Config::driver());
+        // On the free list as well as the application's: in two places.
+        s.pool.xsk_buff_free(&[1]);
+        let e = quiescent(&s).unwrap_err();
+        assert!(e.contains("buffer 1 is in 2 places"), "{e}");
+    }
+}
