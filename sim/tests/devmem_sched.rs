@@ -142,51 +142,64 @@ fn the_model_follows_every_step() {
 
 /// Some seed breaks `invariant` in the spec's model `base`, and every
 /// seed that breaks, breaks it.
-#[allow(dead_code)]
 fn mutant_breaks(base: Config, invariant: &str) {
     common::mutant_breaks::<Devmem>(SEEDS, STEPS, |seed| cfg(base.clone(), seed), invariant);
 }
 
-#[cfg(feature = "mutant-zcrx-uref-race")]
 #[test]
 fn uref_race_goes_below_zero() {
+    if !ringlab_mutant::on("mutant-zcrx-uref-race") {
+        return;
+    }
     mutant_breaks(Config::array(), "NoUnderflow");
 }
 
-#[cfg(feature = "mutant-dm-dontneed-loop")]
 #[test]
 fn dontneed_loop_breaks_the_budget() {
+    if !ringlab_mutant::on("mutant-dm-dontneed-loop") {
+        return;
+    }
     mutant_breaks(Config::xarray(), "BudgetPerCall");
     mutant_breaks(Config::array(), "BudgetPerCall");
 }
 
-#[cfg(feature = "mutant-dm-cmsg-trunc")]
 #[test]
 fn cmsg_trunc_loses_tokens() {
+    if !ringlab_mutant::on("mutant-dm-cmsg-trunc") {
+        return;
+    }
     mutant_breaks(Config::xarray(), "TokensDelivered");
     mutant_breaks(Config::array(), "TokensDelivered");
 }
 
-#[cfg(feature = "mutant-dm-recv-no-ref")]
 #[test]
 fn recv_no_ref_loses_count_of_references() {
+    if !ringlab_mutant::on("mutant-dm-recv-no-ref") {
+        return;
+    }
     mutant_breaks(Config::xarray(), "RefsAccounted");
 }
 
-#[cfg(feature = "mutant-dm-close-no-release")]
 #[test]
 fn close_no_release_leaks_at_close() {
+    if !ringlab_mutant::on("mutant-dm-close-no-release") {
+        return;
+    }
     mutant_breaks(Config::xarray(), "NoLeakAfterClose");
 }
 
-#[cfg(feature = "mutant-dm-unbind-no-cleanup")]
 #[test]
 fn unbind_no_cleanup_leaks_at_unbind() {
+    if !ringlab_mutant::on("mutant-dm-unbind-no-cleanup") {
+        return;
+    }
     mutant_breaks(Config::array(), "NoLeakAfterUnbind");
 }
 
-#[cfg(feature = "mutant-dm-mode-mix")]
 #[test]
 fn mode_mix_breaks_the_single_mode_rule() {
+    if !ringlab_mutant::on("mutant-dm-mode-mix") {
+        return;
+    }
     mutant_breaks(Config::modes(), "SingleMode");
 }

@@ -4,6 +4,10 @@
 //! baseline) and fails with it; a build error is an error, never a kill.
 //! Every check the manifest names must kill its mutant, so a check that
 //! stops catching a bug is reported as a failure, not silently dropped.
+//!
+//! Every mutant is compiled in behind ringlab-mutant's switch (the
+//! packages' `mutants` feature): a test target is built once, run once
+//! without RINGLAB_MUTANT as its baseline and once per mutant with it.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -32,15 +36,16 @@ impl<'a> CargoRunner<'a> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut c = Command::new(cargo);
         c.current_dir(self.root)
-            .args(["test", "-p", package, "--test", test]);
+            .args(["test", "-p", package, "--features", "mutants", "--test", test]);
         // loom explores thousands of interleavings: optimise it. The others
         // keep the test profile, whose overflow checks catch wrapping-add.
         if loom {
             c.arg("--release");
         }
-        if let Some(f) = feature {
-            c.args(["--features", f]);
-        }
+        match feature {
+            Some(f) => c.env(ringlab_mutant::ENV, f),
+            None => c.env_remove(ringlab_mutant::ENV),
+        };
         if loom {
             c.env("RUSTFLAGS", "--cfg loom")
                 .env("CARGO_TARGET_DIR", self.root.join("target/loom"));
@@ -54,10 +59,10 @@ impl<'a> CargoRunner<'a> {
     fn run(&self, loom: bool, package: &str, feature: Option<&str>, test: &str) -> Result<(bool, String), String> {
         let mut cmd = self.command(loom, package, feature, test);
         let shown = format!(
-            "{}cargo test{} -p {package} --test {test}{}",
+            "{}{}cargo test{} -p {package} --features mutants --test {test}",
+            feature.map(|f| format!("{}={f} ", ringlab_mutant::ENV)).unwrap_or_default(),
             if loom { "RUSTFLAGS='--cfg loom' " } else { "" },
             if loom { " --release" } else { "" },
-            feature.map(|f| format!(" --features {f}")).unwrap_or_default()
         );
         if self.verbose {
             eprintln!("    $ {shown}");
@@ -167,14 +172,12 @@ pub fn run_mutant(
             },
             Killer::Proptest { feature, test } => cargo.kill(false, feature, test),
             // The trace checks run TLC: they live with it, in ringlab-tlc.
-            Killer::Trace { feature, test } => {
-                cargo.kill_in(false, "ringlab-tlc", &format!("ringlab-sim/{feature}"), test)
-            }
+            Killer::Trace { feature, test } => cargo.kill_in(false, "ringlab-tlc", feature, test),
             Killer::Loom { feature, test } => cargo.kill(true, feature, test),
             Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
             // The chain's checks take the wrong model from ringlab-model.
             Killer::Chain { feature, test, package } => match CHAIN_PACKAGES.iter().find(|p| **p == package.as_str()) {
-                Some(p) => cargo.kill_in(false, p, &format!("ringlab-model/{feature}"), test),
+                Some(p) => cargo.kill_in(false, p, feature, test),
                 None => (Kill::Error, format!("a chain check cannot run in {package}")),
             },
         };

@@ -100,7 +100,7 @@ impl Model {
     /// mutant-chain-unsubmitted-completion writes the next chunk's
     /// address instead, one the application never submitted.
     fn lone(&self, d: &TxSlot) -> Compl {
-        let next = self.setup.frame_size as u64 * cfg!(feature = "mutant-chain-unsubmitted-completion") as u64;
+        let next = self.setup.frame_size as u64 * ringlab_mutant::on("mutant-chain-unsubmitted-completion") as u64;
         Compl { addr: d.addr.wrapping_add(next), id: d.id, via: Via::Lone }
     }
 }

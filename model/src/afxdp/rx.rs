@@ -41,7 +41,7 @@ impl Model {
                 let chunk = addr & !(self.setup.frame_size as u64 - 1);
                 self.note_alloc(Alloc::Peek(chunk));
                 self.fill.cached_cons = self.fill.cached_cons.wrapping_add(1);
-                if cfg!(feature = "mutant-chain-rx-fq-released-early") {
+                if ringlab_mutant::on("mutant-chain-rx-fq-released-early") {
                     // The fill ring's consumer published before the frame
                     // is on the RX ring, which only xsk_flush does.
                     self.fill.cons = self.fill.cached_cons;
@@ -56,7 +56,7 @@ impl Model {
     pub(super) fn rx_stats(&self, s: usize) -> Stats {
         let k = &self.rx[s];
         // xsk_getsockopt: xskq_nb_queue_empty_descs(xs->pool->fq).
-        let empty = if cfg!(feature = "mutant-diff-rx-fq-per-socket") { k.fq_empty_own } else { self.fq_empty };
+        let empty = if ringlab_mutant::on("mutant-diff-rx-fq-per-socket") { k.fq_empty_own } else { self.fq_empty };
         Stats { rx_dropped: k.rx_dropped, rx_ring_full: k.rx_ring_full, rx_fill_ring_empty_descs: empty, ..Stats::default() }
     }
 

@@ -93,7 +93,7 @@ impl Model {
     /// `max_batch` at the start of __xsk_generic_xmit. The
     /// mutant-diff-budget-33 model allows one descriptor more.
     pub(super) fn tx_budget(&self) -> u32 {
-        self.profile.tx_budget + cfg!(feature = "mutant-diff-budget-33") as u32
+        self.profile.tx_budget + ringlab_mutant::on("mutant-diff-budget-33") as u32
     }
 
     /// The spec action whose step the loop's head is: XmitReserve, or

@@ -32,9 +32,9 @@ impl Mutant {
         Mutant::OffsetUnmasked,
     ];
 
-    /// The one the model is built with: `mutant-diff-straddle` or none.
-    pub const fn built() -> Mutant {
-        if cfg!(feature = "mutant-diff-straddle") {
+    /// The one the model runs with: `mutant-diff-straddle` or none.
+    pub fn built() -> Mutant {
+        if ringlab_mutant::on("mutant-diff-straddle") {
             Mutant::NoStraddle
         } else {
             Mutant::None

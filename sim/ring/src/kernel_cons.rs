@@ -39,14 +39,14 @@ impl<R: RingMem> KernelCons<R> {
     #[inline]
     pub fn publish(&self) {
         // mutant-cons-no-publish: ->consumer is never stored.
-        if cfg!(feature = "mutant-cons-no-publish") {
+        if ringlab_mutant::on("mutant-cons-no-publish") {
             return;
         }
         debug_assert!(
             sub(self.q.cached_cons, self.q.ring.consumer().load(Relaxed)) <= self.q.ring.size()
         );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
-        let d = if cfg!(feature = "mutant-barrier-d") {
+        let d = if ringlab_mutant::on("mutant-barrier-d") {
             Relaxed
         } else {
             Release
@@ -60,7 +60,7 @@ impl<R: RingMem> KernelCons<R> {
     fn refresh(&mut self) {
         // mutant-xsk-rmb: the refresh loses its acquire (C), the barrier added by
         // "xsk: add missing memory barrier in xskq_has_addrs()" (2019).
-        let c = if cfg!(feature = "mutant-xsk-rmb") {
+        let c = if ringlab_mutant::on("mutant-xsk-rmb") {
             Relaxed
         } else {
             Acquire
@@ -181,7 +181,7 @@ impl<R: RingMem> KernelCons<R> {
         );
         // mutant-batch-release-count: only the valid are released ("xsk: Fix
         // handling of invalid descriptors in XSK TX batching API", 2022).
-        let n = if cfg!(feature = "mutant-batch-release-count") {
+        let n = if ringlab_mutant::on("mutant-batch-release-count") {
             valid
         } else {
             examined
@@ -325,9 +325,11 @@ mod tests {
         assert_eq!(c.cached_cons(), 1);
     }
 
-    #[cfg(feature = "mutant-batch-release-count")]
     #[test]
     fn mutant_leaves_the_invalid_desc_unreleased() {
+        if !ringlab_mutant::on("mutant-batch-release-count") {
+            return;
+        }
         let mut c = cons(4, 0);
         put(&c, 0, 0);
         c.nb_entries(1);

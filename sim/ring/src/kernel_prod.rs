@@ -43,14 +43,14 @@ impl<R: RingMem> KernelProd<R> {
             return max;
         }
         // mutant-barrier-a: the load of ->consumer loses its ordering (A).
-        let a = if cfg!(feature = "mutant-barrier-a") {
+        let a = if ringlab_mutant::on("mutant-barrier-a") {
             Relaxed
         } else {
             Acquire
         };
         let cons = self.q.ring.consumer().load(a);
         // mutant-cached-cons-offset: libxdp's +nentries convention on the kernel side.
-        self.q.cached_cons = if cfg!(feature = "mutant-cached-cons-offset") {
+        self.q.cached_cons = if ringlab_mutant::on("mutant-cached-cons-offset") {
             add(cons, size)
         } else {
             cons
@@ -200,7 +200,7 @@ impl<R: RingMem> KernelProd<R> {
     #[inline]
     fn publish(&self, prod: u32) {
         // mutant-barrier-b: the store of ->producer loses its release (B).
-        let b = if cfg!(feature = "mutant-barrier-b") {
+        let b = if ringlab_mutant::on("mutant-barrier-b") {
             Relaxed
         } else {
             Release

@@ -120,7 +120,7 @@ impl<R: RingMem> UserCons<R> {
             peeked,
         );
         // mutant-barrier-d: the store of ->consumer loses its release (D).
-        let d = if cfg!(feature = "mutant-barrier-d") {
+        let d = if ringlab_mutant::on("mutant-barrier-d") {
             Relaxed
         } else {
             Release

@@ -25,7 +25,7 @@ pub struct Replayed {
     pub outcome: Outcome,
     /// How the replayed run ended: Err the failure it stopped at.
     pub run: Result<(), Failure>,
-    /// The recording build's mutant features, if not this build's.
+    /// The recording run's mutants, if not this run's.
     pub other_mutants: Option<Vec<String>>,
 }
 
@@ -153,7 +153,7 @@ impl fmt::Display for Replayed {
         if let Some(m) = &self.other_mutants {
             write!(
                 f,
-                " (recorded with mutants [{}], this build has [{}])",
+                " (recorded with mutants [{}], this run has [{}])",
                 m.join(", "),
                 crate::mutants().join(", ")
             )?;

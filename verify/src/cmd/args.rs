@@ -24,6 +24,10 @@ pub struct TlcArgs {
     /// the manifest nor recorded
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
+    /// Models checked at once, each its own TLC (0: one per core). A JVM
+    /// starting up is most of a small model's time; two cores run two.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// Include the deep tier (bigger rings; minutes, not seconds)
     #[arg(long)]
     pub deep: bool,

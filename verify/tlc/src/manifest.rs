@@ -110,7 +110,9 @@ pub struct Mutant {
 pub enum Killer {
     /// A TLC model whose expected outcome is the violation.
     Tlc { model: String },
-    /// `cargo test -p <package> --features <feature> --test <test>`.
+    /// `RINGLAB_MUTANT=<feature> cargo test -p ringlab-sim --features
+    /// mutants --test <test>`: `feature` names the mutant in
+    /// ringlab-mutant (every mutant is compiled in behind its switch).
     Proptest { feature: String, test: String },
     /// The same under `--cfg loom`.
     Loom { feature: String, test: String },
@@ -118,11 +120,10 @@ pub enum Killer {
     Trace { feature: String, test: String },
     /// A Z3 proof of the mutant's arithmetic that must be refuted.
     Proof { proof: String },
-    /// `cargo test -p ringlab-kernel --features <feature> --test <test>`:
+    /// The same in ringlab-kernel:
     /// the live-kernel differential campaign with a wrong model built in.
     Diff { feature: String, test: String },
-    /// `cargo test -p <package> --features ringlab-model/<feature> --test
-    /// <test>`: the chain from the kernel's model to the spec (the step
+    /// The same in `package`: the chain from the kernel's model to the spec (the step
     /// check in ringlab-kernel, TLC in ringlab-tlc) with a wrong model.
     Chain { feature: String, test: String, package: String },
 }
@@ -141,6 +142,18 @@ impl Killer {
             Killer::Proof { proof } => format!("proof:{proof}"),
             Killer::Diff { test, .. } => format!("diff:{test}"),
             Killer::Chain { test, .. } => format!("chain:{test}"),
+        }
+    }
+
+    /// The mutant a Rust check runs with (RINGLAB_MUTANT), if it is one.
+    pub fn feature(&self) -> Option<&str> {
+        match self {
+            Killer::Proptest { feature, .. }
+            | Killer::Loom { feature, .. }
+            | Killer::Trace { feature, .. }
+            | Killer::Diff { feature, .. }
+            | Killer::Chain { feature, .. } => Some(feature),
+            Killer::Tlc { .. } | Killer::Proof { .. } => None,
         }
     }
 }
@@ -225,6 +238,15 @@ impl Manifest {
                 return Err(format!("mutant `{}` names no check that kills it", mu.id));
             }
             for k in &mu.killers {
+                if let Some(f) = k.feature() {
+                    if !ringlab_mutant::KNOWN.contains(&f) {
+                        return Err(format!(
+                            "mutant `{}`: check {} puts back `{f}`, which ringlab-mutant does not know (model/mutant/src/lib.rs)",
+                            mu.id,
+                            k.label()
+                        ));
+                    }
+                }
                 if let Killer::Chain { package, .. } = k {
                     if !CHAIN_PACKAGES.contains(&package.as_str()) {
                         return Err(format!(
@@ -420,9 +442,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(k.label(), "chain:chain");
-        m.mutants[0].killers = vec![Killer::Chain { feature: "f".into(), test: "t".into(), package: "ringlab-sim".into() }];
+        let f = "mutant-chain-unsubmitted-completion";
+        m.mutants[0].killers = vec![Killer::Chain { feature: f.into(), test: "t".into(), package: "ringlab-sim".into() }];
         let e = m.validate(&root().join("specs")).unwrap_err();
         assert!(e.contains("chain check runs in"), "{e}");
+    }
+
+    #[test]
+    fn a_rust_killer_puts_back_a_mutant_ringlab_mutant_knows() {
+        let mut m = Manifest::load(&root().join("specs/manifest.json")).unwrap();
+        m.mutants[0].killers = vec![Killer::Proptest { feature: "mutant-xsk-rbm".into(), test: "sim_vs_model".into() }];
+        let e = m.validate(&root().join("specs")).unwrap_err();
+        assert!(e.contains("puts back `mutant-xsk-rbm`, which ringlab-mutant does not know"), "{e}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use ringlab_tlc::trace::kernel_chain::{check, validate_scenarios, Verdict};
 
 /// The sample's seed (printed) and size per profile.
 const SEED: u64 = 0xc4a1_7c1c;
-const PER_PROFILE: u64 = 40;
+const PER_PROFILE: u64 = 12;
 
 fn profiles() -> Vec<Profile> {
     vec![

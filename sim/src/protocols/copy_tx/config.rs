@@ -31,7 +31,7 @@ pub enum Publish {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyTxConfig {
     /// The spec's constants; `spec.mutant` is read, never acted on: a
-    /// mutant is a cargo feature of this crate.
+    /// mutant is put back by ringlab-mutant's switch.
     pub spec: Config,
     /// Where both counters of every tx ring start.
     pub tx_start: u32,

@@ -28,7 +28,7 @@ impl Pool {
         // mutant-xsk-immature-cq: design b's destructor publishes by count
         // what the reservation stored, the behaviour before 30f241fcf52a
         // ("xsk: Fix immature cq descriptor production").
-        let completion = if cfg!(feature = "mutant-xsk-immature-cq") {
+        let completion = if ringlab_mutant::on("mutant-xsk-immature-cq") {
             Design::A
         } else {
             design

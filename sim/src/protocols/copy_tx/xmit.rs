@@ -78,7 +78,7 @@ impl XskSock {
     pub(super) fn loop_head(&mut self, pool: &Pool) {
         match self.peek() {
             None => {
-                if cfg!(feature = "mutant-mb-send-partial") {
+                if ringlab_mutant::on("mutant-mb-send-partial") {
                     self.send_partial(pool);
                 }
                 self.end_call();
@@ -93,7 +93,7 @@ impl XskSock {
                     self.end_call();
                 }
             }
-            Some(_) if cfg!(feature = "mutant-xsk-shared-cq-race") => {
+            Some(_) if ringlab_mutant::on("mutant-xsk-shared-cq-race") => {
                 // Under the socket's own lock only: the read and the store
                 // of cq->cached_prod are two steps (XmitReserveStore).
                 match pool.cq.read_reservation(&mut self.cost) {
@@ -111,7 +111,7 @@ impl XskSock {
                     // transmit when completion queue reservation fails");
                     // freeing it runs the destructor, which submits a slot
                     // that was never reserved.
-                    if cfg!(feature = "mutant-xsk-cq-resv-fail") {
+                    if ringlab_mutant::on("mutant-xsk-cq-resv-fail") {
                         let skb = self.build_skb(pool, d);
                         self.tx.release();
                         pool.destruct_skb(skb, &mut self.cost);
@@ -152,7 +152,7 @@ impl XskSock {
         self.cost.allocs += 1;
         // mutant-xsk-cq-leak-2019: the slot is neither submitted nor
         // cancelled (before 675716400da6, "xdp: fix possible cq entry leak").
-        if !cfg!(feature = "mutant-xsk-cq-leak-2019") {
+        if !ringlab_mutant::on("mutant-xsk-cq-leak-2019") {
             pool.cq.cancel(1, &mut self.cost);
         }
         self.end_call();
@@ -204,7 +204,7 @@ impl XskSock {
                 // destructor, which completes the descriptors the ring will
                 // send again (before b1b95cb5c0a9, "xsk: Rollback
                 // reservation at NETDEV_TX_BUSY").
-                if cfg!(feature = "mutant-xsk-txbusy-rollback") {
+                if ringlab_mutant::on("mutant-xsk-txbusy-rollback") {
                     pool.destruct_skb(skb, &mut self.cost);
                 } else {
                     pool.consume_skb(skb, &mut self.cost);

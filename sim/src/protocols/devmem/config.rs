@@ -1,7 +1,7 @@
 //! What a devmem simulation runs: the spec's constants (the model's
-//! [`Config`]) and the seed. `spec.mutant` is set from the build (a mutant
-//! is a cargo feature of this crate), so the projection is compared with
-//! the model of the same mutant.
+//! [`Config`]) and the seed. `spec.mutant` is set from the run (a mutant
+//! is put back by ringlab-mutant's switch), so the projection is compared
+//! with the model of the same mutant.
 
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,7 @@ impl DevmemConfig {
         }
         if s.mutant != super::mutant() {
             return Err(format!(
-                "the config names mutant {} but this build carries {}",
+                "the config names mutant {} but this run puts back {}",
                 s.mutant.id(),
                 super::mutant().id()
             ));

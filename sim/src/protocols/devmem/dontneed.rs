@@ -62,7 +62,7 @@ impl fmt::Display for DontneedError {
 /// The token values of `tokens`, in order, at most `limit` of them
 /// (token_start + j wraps as the kernel's unsigned int does).
 fn examined(tokens: &[DmabufToken], limit: u32) -> impl Iterator<Item = Tok> + '_ {
-    let unbounded = cfg!(feature = "mutant-dm-dontneed-loop");
+    let unbounded = ringlab_mutant::on("mutant-dm-dontneed-loop");
     tokens
         .iter()
         .flat_map(|t| (0..t.token_count).map(move |j| t.token_start.wrapping_add(j)))
@@ -137,7 +137,7 @@ impl TcpSock {
     /// its reference. False if no token was outstanding.
     pub(super) fn release_uref(&self, n: usize, cost: &mut Cost) -> bool {
         let niov = &self.binding.niovs[n];
-        if cfg!(feature = "mutant-zcrx-uref-race") {
+        if ringlab_mutant::on("mutant-zcrx-uref-race") {
             if !niov.uref_positive() {
                 return false;
             }

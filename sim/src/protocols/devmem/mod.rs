@@ -59,22 +59,22 @@ pub use protocol::{Report, NAME};
 
 pub use crate::{Disabled, Step};
 
-/// The mutant this build carries, as the spec names it: every mutant of
-/// DevmemTokens.tla is a cargo feature `mutant-<id>` of this crate.
+/// The mutant this run puts back, as the spec names it: every mutant of
+/// DevmemTokens.tla is `mutant-<id>` of ringlab-mutant.
 pub fn mutant() -> Mutant {
-    if cfg!(feature = "mutant-dm-dontneed-loop") {
+    if ringlab_mutant::on("mutant-dm-dontneed-loop") {
         Mutant::DontneedLoop
-    } else if cfg!(feature = "mutant-dm-cmsg-trunc") {
+    } else if ringlab_mutant::on("mutant-dm-cmsg-trunc") {
         Mutant::CmsgTrunc
-    } else if cfg!(feature = "mutant-zcrx-uref-race") {
+    } else if ringlab_mutant::on("mutant-zcrx-uref-race") {
         Mutant::UrefRace
-    } else if cfg!(feature = "mutant-dm-recv-no-ref") {
+    } else if ringlab_mutant::on("mutant-dm-recv-no-ref") {
         Mutant::RecvNoRef
-    } else if cfg!(feature = "mutant-dm-close-no-release") {
+    } else if ringlab_mutant::on("mutant-dm-close-no-release") {
         Mutant::CloseNoRelease
-    } else if cfg!(feature = "mutant-dm-unbind-no-cleanup") {
+    } else if ringlab_mutant::on("mutant-dm-unbind-no-cleanup") {
         Mutant::UnbindNoCleanup
-    } else if cfg!(feature = "mutant-dm-mode-mix") {
+    } else if ringlab_mutant::on("mutant-dm-mode-mix") {
         Mutant::ModeMix
     } else {
         Mutant::None

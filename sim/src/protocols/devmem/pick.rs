@@ -64,7 +64,7 @@ impl Devmem {
     /// The actions to draw from, with weights.
     fn choices(&mut self, rng: &mut Rng) -> Vec<(Action, u32)> {
         let spec = self.cfg.spec.clone();
-        let uref_race = cfg!(feature = "mutant-zcrx-uref-race");
+        let uref_race = ringlab_mutant::on("mutant-zcrx-uref-race");
         let mut out = Vec::new();
         for b in spec.binding_ids() {
             let binding = self.bindings[usize::from(b)].clone();
@@ -75,7 +75,7 @@ impl Devmem {
                             .bindings
                             .iter()
                             .any(|c| c.is_bound() && c.mode() != m);
-                        if !other || cfg!(feature = "mutant-dm-mode-mix") {
+                        if !other || ringlab_mutant::on("mutant-dm-mode-mix") {
                             out.push((Action::BindRx { b, m }, 32));
                         }
                     }
@@ -101,7 +101,7 @@ impl Devmem {
             }
             if !sock.skbs().is_empty() && (mode == Mode::Xarray || b.is_bound()) {
                 out.push((Action::RecvMsg { s, told: true }, 64));
-                if cfg!(feature = "mutant-dm-cmsg-trunc") {
+                if ringlab_mutant::on("mutant-dm-cmsg-trunc") {
                     out.push((Action::RecvMsg { s, told: false }, 8));
                 }
             }

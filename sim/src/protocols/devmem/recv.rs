@@ -59,7 +59,7 @@ impl TcpSock {
     fn put_cmsg(room: bool) -> Result<bool, RecvError> {
         if room {
             Ok(true)
-        } else if cfg!(feature = "mutant-dm-cmsg-trunc") {
+        } else if ringlab_mutant::on("mutant-dm-cmsg-trunc") {
             Ok(false)
         } else {
             Err(RecvError::CmsgTrunc)
@@ -81,7 +81,7 @@ impl TcpSock {
             return Err(RecvError::Unbound);
         }
         let niov = &binding.niovs[head.niov];
-        let take_ref = !cfg!(feature = "mutant-dm-recv-no-ref");
+        let take_ref = !ringlab_mutant::on("mutant-dm-recv-no-ref");
         let (token, told) = match mode {
             Mode::Xarray => {
                 let id = {

@@ -103,7 +103,7 @@ impl TcpSock {
         self.open.store(false, Release);
         let skbs: Vec<Skb> = q.drain(..).collect();
         let release =
-            self.binding.mode() == Mode::Xarray && !cfg!(feature = "mutant-dm-close-no-release");
+            self.binding.mode() == Mode::Xarray && !ringlab_mutant::on("mutant-dm-close-no-release");
         let held = if release { xa.drain() } else { Vec::new() };
         drop(xa);
         drop(q);

@@ -108,7 +108,7 @@ impl Devmem {
             ));
         }
         let other = self.bindings.iter().find(|c| c.is_bound() && c.mode() != m);
-        if let (Some(c), false) = (other, cfg!(feature = "mutant-dm-mode-mix")) {
+        if let (Some(c), false) = (other, ringlab_mutant::on("mutant-dm-mode-mix")) {
             return Err(Disabled::new(
                 "BindRx",
                 format!("binding {} is bound in {} mode", c.id, c.mode().id()),
@@ -161,7 +161,7 @@ impl Devmem {
     /// DontneedRead then DontneedPut instead.
     pub fn dontneed(&mut self, s: Sock, t: Tok, c: u32) -> Step {
         let mode = self.sock("Dontneed", s)?.binding.mode();
-        if cfg!(feature = "mutant-zcrx-uref-race") && mode == Mode::Array {
+        if ringlab_mutant::on("mutant-zcrx-uref-race") && mode == Mode::Array {
             return Err(Disabled::new(
                 "Dontneed",
                 "zcrx-uref-race: DontneedRead, DontneedPut",
@@ -196,7 +196,7 @@ impl Devmem {
     pub fn dontneed_read(&mut self, s: Sock, t: Tok) -> Step {
         let sock = self.sock("DontneedRead", s)?.clone();
         let b = &sock.binding;
-        let ok = cfg!(feature = "mutant-zcrx-uref-race")
+        let ok = ringlab_mutant::on("mutant-zcrx-uref-race")
             && b.mode() == Mode::Array
             && sock.is_open()
             && self.pend_of(s).is_none()
@@ -243,7 +243,7 @@ impl Devmem {
         let binding = self.binding("Unbind", b)?.clone();
         let socks = self.socks_of(b);
         binding.unbind(&socks, &mut self.cost)?;
-        if binding.mode() == Mode::Array && !cfg!(feature = "mutant-dm-unbind-no-cleanup") {
+        if binding.mode() == Mode::Array && !ringlab_mutant::on("mutant-dm-unbind-no-cleanup") {
             self.app.unbound(b);
         }
         Ok(())
@@ -278,7 +278,7 @@ impl Devmem {
         }
     }
 
-    /// The mutant this build carries.
+    /// The mutant this run puts back.
     pub fn mutant(&self) -> Mutant {
         self.cfg.spec.mutant
     }

@@ -1,6 +1,6 @@
 //! What an XskRx simulation runs: the spec's constants (the model's
-//! [`Config`]) and the seed. `spec.mutant` is the build's (a mutant is a
-//! cargo feature of this crate), so the projection is compared with the
+//! [`Config`]) and the seed. `spec.mutant` is the run's (a mutant is put
+//! back by ringlab-mutant's switch), so the projection is compared with the
 //! model of the same mutant.
 
 use serde::{Deserialize, Serialize};
@@ -50,7 +50,7 @@ impl XskRxConfig {
         }
         if s.mutant != super::mutant() {
             return Err(format!(
-                "the config names mutant {} but this build carries {}",
+                "the config names mutant {} but this run puts back {}",
                 s.mutant.id(),
                 super::mutant().id()
             ));

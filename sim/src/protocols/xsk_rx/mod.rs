@@ -57,14 +57,14 @@ pub use xskmap::XskMap;
 
 pub use crate::{Disabled, Step};
 
-/// The mutant this build carries, as the spec names it: the mutants of
-/// XskRx.tla the simulator puts back are cargo features `mutant-<id>`.
+/// The mutant this run puts back, as the spec names it: the mutants of
+/// XskRx.tla the simulator puts back are `mutant-<id>` of ringlab-mutant.
 pub fn mutant() -> Mutant {
-    if cfg!(feature = "mutant-xsk-gen-rx-race") {
+    if ringlab_mutant::on("mutant-xsk-gen-rx-race") {
         Mutant::XskGenRxRace
-    } else if cfg!(feature = "mutant-xdp-missing-flush") {
+    } else if ringlab_mutant::on("mutant-xdp-missing-flush") {
         Mutant::XdpMissingFlush
-    } else if cfg!(feature = "mutant-redirect-xsk-ignore-key") {
+    } else if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
         Mutant::RedirectXskIgnoreKey
     } else {
         Mutant::None

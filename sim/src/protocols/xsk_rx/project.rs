@@ -41,7 +41,7 @@ impl XskRx {
             );
             rx_pub.push(published);
         }
-        let per_socket_locks = cfg!(feature = "mutant-xsk-gen-rx-race");
+        let per_socket_locks = ringlab_mutant::on("mutant-xsk-gen-rx-race");
         model::State {
             ufree: self.app.held(),
             fq,

@@ -75,7 +75,7 @@ pub fn xsk_map_redirect(
 /// (mutant-xsk-gen-rx-race: the socket's own xs->rx_lock, as before
 /// CVE-2025-37920's fix).
 pub fn rx_lock<'a>(pool: &'a Pool, sock: &'a XdpSock) -> &'a SpinLock {
-    if cfg!(feature = "mutant-xsk-gen-rx-race") {
+    if ringlab_mutant::on("mutant-xsk-gen-rx-race") {
         &sock.rx_lock
     } else {
         &pool.rx_lock
@@ -109,7 +109,7 @@ pub fn xdp_do_flush<'a>(
     sock: impl Fn(u8) -> &'a XdpSock,
     cost: &mut Cost,
 ) {
-    if cfg!(feature = "mutant-xdp-missing-flush") {
+    if ringlab_mutant::on("mutant-xdp-missing-flush") {
         return;
     }
     let todo = cpu.take_list(cost);

@@ -246,7 +246,7 @@ impl XskRx {
                 format!("CPU {c} is not at the end of a poll"),
             ));
         }
-        if !cfg!(feature = "mutant-xdp-missing-flush") {
+        if !ringlab_mutant::on("mutant-xdp-missing-flush") {
             let cpu = &self.cpus[ci];
             let own = cpu.slot();
             let mut todo = cpu.take_list(&mut self.cost);
@@ -274,7 +274,7 @@ impl XskRx {
         if self.cfg.spec.redirect != Redirect::Xsk || q == 0 {
             return None;
         }
-        if cfg!(feature = "mutant-redirect-xsk-ignore-key") {
+        if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
             return Some(q);
         }
         (self.map.lookup(k, &mut self.cost) == Some(q) && k == q).then_some(q)
@@ -594,7 +594,7 @@ impl XskRx {
         }
     }
 
-    /// The mutant this build carries.
+    /// The mutant this run puts back.
     pub fn mutant(&self) -> Mutant {
         self.cfg.spec.mutant
     }
