@@ -344,6 +344,7 @@ pub(crate) mod tests {
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
             allow_empty: true,
+            seconds: vec![],
             ok: true,
         }
     }

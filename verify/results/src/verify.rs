@@ -36,6 +36,9 @@ pub struct VerifyDoc {
     /// `--allow-empty`: a skipped live diff counts as a pass.
     #[serde(default)]
     pub allow_empty: bool,
+    /// Wall-clock seconds of each section, in the order run.
+    #[serde(default)]
+    pub seconds: Vec<(String, f64)>,
     /// Every model, proof and mutant as expected, every action covered,
     /// every threshold crossed, the diff agreed, the kernel series passed
     /// (or was not asked for).

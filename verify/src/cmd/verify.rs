@@ -47,20 +47,23 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
     a.empty.count("--diff-scenarios", scenarios)?;
     let (root, man) = load()?;
+    let mut clock = Clock::default();
     let models = check::select(&man, &[], a.tlc.deep)?;
-    let mresults = run_models(&root, &man, &models, &a.tlc, &a.common)?;
+    let mresults = clock.time("models", || run_models(&root, &man, &models, &a.tlc, &a.common))?;
     let coverage = check::spec_coverage(&man, &mresults);
-    let thresholds = run_thresholds(&root, &man, &a.common)?;
-    let presults = run_proofs(&[], &a.common)?;
+    let thresholds = clock.time("thresholds", || run_thresholds(&root, &man, &a.common))?;
+    let presults = clock.time("proofs", || run_proofs(&[], &a.common))?;
     let all: Vec<_> = man.mutants.iter().collect();
-    let uresults = run_mutants(&root, &all, &mresults, &a.common);
-    let mutation = (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults));
-    let diff = super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet);
+    let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, &a.common));
+    let mutation = clock.time("mutation sample", || {
+        (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults))
+    });
+    let diff = clock.time("diff", || super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet));
     let empty = diff.tested_nothing(a.empty.allow_empty);
     if empty {
         eprintln!("verify: the live-kernel diff was skipped, which fails this run (add --allow-empty to accept it)");
     }
-    let kernel = kernel_section(&root, a.kernel);
+    let kernel = clock.time("kernel", || kernel_section(&root, a.kernel));
     let flags: Vec<bool> = mresults
         .iter()
         .map(|r| r.ok())
@@ -83,6 +86,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         diff,
         kernel,
         allow_empty: a.empty.allow_empty,
+        seconds: clock.0,
         ok: flags.iter().all(|f| *f),
     };
     let text = to_json(&doc)?;
@@ -109,6 +113,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
             super::mutate::print_doc(m);
         }
         println!("\n{}", summary(&doc));
+        println!("{}", timing(&doc.seconds));
         println!("{}", table::closing("verify", &flags));
         // what failed, last, where CI logs are read from the end
         for p in doc.problems().iter().filter(|_| !doc.ok) {
@@ -133,6 +138,25 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         Err(e) => eprintln!("ringlab: could not write the report: {e}"),
     }
     Ok(doc.ok)
+}
+
+/// Wall-clock seconds per section.
+#[derive(Default)]
+struct Clock(Vec<(String, f64)>);
+
+impl Clock {
+    fn time<R>(&mut self, section: &str, f: impl FnOnce() -> R) -> R {
+        let t = std::time::Instant::now();
+        let r = f();
+        self.0.push((section.to_string(), t.elapsed().as_secs_f64()));
+        r
+    }
+}
+
+/// "time: models 171 s, ..., total 612 s": where a run's time went.
+pub fn timing(seconds: &[(String, f64)]) -> String {
+    let parts: Vec<String> = seconds.iter().map(|(s, t)| format!("{s} {t:.0} s")).collect();
+    format!("time: {}, total {:.0} s", parts.join(", "), seconds.iter().map(|(_, t)| t).sum::<f64>())
 }
 
 /// The line above verify's closing line: every section's count.
