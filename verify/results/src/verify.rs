@@ -286,6 +286,7 @@ mod tests {
             diff,
             kernel: KernelSection::Skipped { skipped: "not requested".into() },
             allow_empty: false,
+            seconds: vec![],
             ok: true,
         }
     }
