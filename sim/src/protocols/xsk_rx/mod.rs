@@ -17,9 +17,9 @@
 //! cpu.rs: per-CPU state; app.rs: the application's ring handles;
 //! system.rs: all of it, step by step; project.rs: the projection;
 //! invariants.rs: the checks; pick.rs: how the scheduler draws a step;
-//! protocol.rs: the harness's view; rcv.rs: whole receives for threads
-//! and loom; threads.rs: the real-thread runner; cost.rs: operation
-//! counts.
+//! protocol.rs: the harness's view; rcv.rs: whole receives for loom;
+//! threads.rs: the real-thread runner (the spec's actions on a thread per
+//! CPU and one for the application); cost.rs: operation counts.
 
 mod app;
 pub mod config;
@@ -40,6 +40,8 @@ pub mod invariants;
 mod pick;
 #[cfg(not(loom))]
 pub mod protocol;
+#[cfg(not(loom))]
+pub mod threads;
 
 pub use app::App;
 pub use config::XskRxConfig;

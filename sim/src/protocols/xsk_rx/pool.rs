@@ -117,7 +117,7 @@ impl Pool {
     }
 
     /// xsk_buff_alloc(): a free buffer or the fill ring's next, in one
-    /// call (the real-thread runner's).
+    /// call (rcv.rs's).
     pub fn xsk_buff_alloc(&self) -> Option<Buf> {
         self.xp_alloc_free().or_else(|| {
             let b = self.xp_alloc_peek()?;

@@ -1,6 +1,5 @@
 //! Whole receives, as one CPU runs them without stopping between the
-//! spec's steps: what the real-thread runner's CPUs and loom's threads
-//! call. The stepped system (system.rs) takes the same objects through
+//! spec's steps: what loom's threads call. The stepped system (system.rs) takes the same objects through
 //! the same kernel functions one spec action at a time.
 
 use ringlab_model::xsk_rx::{Buf, Cpu, Fate, Pkt};

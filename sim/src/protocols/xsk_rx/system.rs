@@ -1,8 +1,8 @@
 //! The whole receive side in one place, each spec action a method of its
 //! name returning whether it was enabled (Err: not enabled, nothing
-//! changed): what the harness's scheduler and a comparison with the
-//! model drive. The real-thread runner and loom call the objects'
-//! kernel functions underneath directly.
+//! changed): what the harness's scheduler, a comparison with the model
+//! and the real-thread runner (each thread on a view of its own) drive.
+//! Loom calls the objects' kernel functions underneath directly.
 
 use ringlab_model::xsk_rx::{
     Action, Buf, Cpu, Fate, Mutant, Redirect, RxPath, Sock, Sst, Stage, Verdict,
@@ -226,6 +226,12 @@ impl XskRx {
         if !self.rxq.napi_schedule(c) {
             return Err(off("NapiPoll", "another CPU polls the queue"));
         }
+        // On threads, the last packet may have come in a poll that ended
+        // after the check above: the poll is given back.
+        if self.rxq.arrived() >= u32::from(spec.max_pkts) {
+            self.rxq.napi_complete(c);
+            return Err(off("NapiPoll", "no packet left"));
+        }
         Ok(())
     }
 
@@ -311,7 +317,10 @@ impl XskRx {
                 format!("CPU {c} is not in a poll with budget left"),
             ));
         }
-        let p = self.rxq.arrive().expect("a packet is left");
+        // On threads, another CPU may have taken the last packet since.
+        let Some(p) = self.rxq.arrive() else {
+            return Err(off("XdpRun", "no packet left"));
+        };
         let fate = match v {
             Verdict::Drop => Fate::XdpDrop,
             Verdict::Pass => Fate::XdpPass,

@@ -1,6 +1,7 @@
 //! `ringlab sim xsk-rx`: AF_XDP receive (specs/XskRx.tla) on the
 //! simulator's atomics under the harness's seeded deterministic scheduler
-//! (every invariant checked after every step), then the cost table: per
+//! (every invariant checked after every step) or on real threads, then
+//! the cost table: per
 //! packet, what 6.12.117's XSKMAP path and seed 002's XDP_REDIRECT_XSK
 //! fast path do, beside the figure seed 002 measured.
 
@@ -12,7 +13,7 @@ use serde_json::json;
 use ringlab_model::xsk_rx::{Config, Redirect, RxPath};
 use ringlab_sim::harness::{self, Failure};
 use ringlab_sim::xsk_rx::cost::{self, SEED_FIGURE};
-use ringlab_sim::xsk_rx::{XskRx, XskRxConfig};
+use ringlab_sim::xsk_rx::{threads, XskRx, XskRxConfig};
 
 use super::{clock_seed, failure_json, print_outcome, recorded};
 
@@ -37,7 +38,7 @@ pub struct XskRxArgs {
     /// The seed (default: drawn from the clock, and printed)
     #[arg(long)]
     seed: Option<u64>,
-    /// Scheduler steps before the drain
+    /// Scheduler steps before the drain (with --threads: packets, in rounds of --packets)
     #[arg(long, default_value_t = 10_000)]
     steps: u64,
     #[arg(long, value_enum, default_value = "driver")]
@@ -68,15 +69,18 @@ pub struct XskRxArgs {
     /// Packets a NAPI poll handles
     #[arg(long, default_value_t = 8)]
     budget: u32,
+    /// Run on real threads (a thread per CPU, the application)
+    #[arg(long)]
+    threads: bool,
     /// Print the cost table only, without a run
     #[arg(long)]
     costs: bool,
     /// One JSON document on stdout
     #[arg(long)]
     json: bool,
-    /// Record the run's trace into FILE (a failing run leaves one in
-    /// target/ringlab/sim/xsk_rx/ anyway)
-    #[arg(long, value_name = "FILE")]
+    /// Record the deterministic run's trace into FILE (a failing run
+    /// leaves one in target/ringlab/sim/xsk_rx/ anyway)
+    #[arg(long, value_name = "FILE", conflicts_with = "threads")]
     trace: Option<PathBuf>,
 }
 
@@ -89,6 +93,9 @@ fn config(a: &XskRxArgs, seed: u64) -> Result<XskRxConfig, String> {
     }
     if a.packets == 0 || a.packets > 200 {
         return Err(format!("--packets {}: 1 to 200 packets", a.packets));
+    }
+    if a.threads && a.steps == 0 {
+        return Err("--threads --steps 0: the threads run at least one packet".into());
     }
     let spec = Config {
         cpus: (1..=a.cpus).map(|c| format!("c{c}")).collect(),
@@ -123,6 +130,8 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
     let mut trace = None;
     let outcome: Option<Result<serde_json::Value, Failure>> = if a.costs {
         None
+    } else if a.threads {
+        Some(threads::run(cfg.clone(), a.steps).map(|r| serde_json::to_value(&r).expect("a report is plain data")))
     } else {
         let failed = format!("xsk_rx/failed-seed{seed}.jsonl");
         let r = recorded(a.trace.as_deref(), &failed, |out| {
@@ -132,8 +141,9 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
         Some(r.run.map(|r| serde_json::to_value(&r).expect("a report is plain data")))
     };
     let rows = cost::table(COST_PACKETS)?;
+    let how = if a.threads { "threads" } else { "deterministic" };
     let replay = format!(
-        "ringlab sim xsk_rx --seed {seed} --steps {} --path {} --redirect {} --sockets {} --bufs {} --cpus {} --packets {} --max-len {} --fq-size {} --rx-size {} --budget {}",
+        "ringlab sim xsk-rx --seed {seed} --steps {} --path {} --redirect {} --sockets {} --bufs {} --cpus {} --packets {} --max-len {} --fq-size {} --rx-size {} --budget {}{}",
         a.steps,
         cfg.spec.path.id(),
         cfg.spec.redirect.id(),
@@ -144,7 +154,8 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
         a.max_len,
         a.fq_size,
         a.rx_size,
-        a.budget
+        a.budget,
+        if a.threads { " --threads" } else { "" }
     );
     if a.json {
         let run = match &outcome {
@@ -153,11 +164,25 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
             Some(Err(f)) => failure_json(f, &replay),
         };
         let doc = json!({
-            "seed": seed, "run": run, "trace": trace, "costs": rows, "seed_figure": SEED_FIGURE,
+            "how": how, "seed": seed, "run": run, "trace": trace, "costs": rows, "seed_figure": SEED_FIGURE,
         });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap());
     } else {
-        let summary = |r: &serde_json::Value| {
+        let summary = |r: &serde_json::Value| if a.threads {
+            format!(
+                "xsk_rx sim (threads, {} path, redirect {}, seed {seed}): {} CPU threads, {} rounds of {} packets, {} received, {} thread checks; packets {}; at each round's joins every invariant held, and after drains of {} steps ({} invariant checks) every buffer was in one place",
+                cfg.spec.path.id(),
+                cfg.spec.redirect.id(),
+                r["cpus"],
+                r["rounds"],
+                a.packets,
+                r["fates"]["rx"].as_u64().unwrap_or(0),
+                r["thread_checks"],
+                r["fates"],
+                r["drain_steps"],
+                r["checks"]
+            )
+        } else {
             format!(
                 "xsk_rx sim ({} path, redirect {}, seed {seed}): {} steps, {} invariant checks, packets {}; drained with every buffer in one place",
                 cfg.spec.path.id(),
@@ -167,7 +192,8 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
                 r["fates"]
             )
         };
-        print_outcome(&outcome, "xsk_rx sim", summary, &replay, trace.as_deref());
+        let what = format!("xsk_rx sim ({how})");
+        print_outcome(&outcome, &what, summary, &replay, trace.as_deref());
         println!(
             "== cost per packet ({COST_PACKETS} packets a row; one socket, polls of {})",
             cost::table_budget()
@@ -203,6 +229,8 @@ mod tests {
             (&["--packets", "0"], "--packets 0"),
             (&["--sockets", "0"], "NSockets = 0"),
             (&["--path", "generic", "--redirect", "xsk"], "needs Path = \"driver\""),
+            (&["--threads", "--steps", "0"], "--threads --steps 0"),
+            (&["--threads", "--trace", "t.jsonl"], "cannot be used with"),
         ] {
             let e = config_of(args).unwrap_err();
             assert!(e.contains(want), "{args:?}: {e}");
