@@ -132,42 +132,8 @@ fn run_models_as(
     }
     let tlc = Tlc::locate()?;
     let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet, actor };
-    let jobs = match t.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
-    Ok(in_parallel(models, jobs, |m| check::run_model(&tlc, root, man, m, &opts)))
-}
-
-/// `f` of every item on `jobs` threads, the results in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-    use std::sync::Mutex;
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                out.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner().unwrap().into_iter().map(|r| r.expect("every item run")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn in_parallel_keeps_the_order_and_runs_each_once() {
-        let items: Vec<u32> = (0..50).collect();
-        for jobs in [1, 2, 7, 80] {
-            assert_eq!(super::in_parallel(&items, jobs, |x| x * 2), (0..50).map(|x| x * 2).collect::<Vec<_>>());
-        }
-        assert!(super::in_parallel(&Vec::<u32>::new(), 2, |x| *x).is_empty());
-    }
+    let jobs = ringlab_tlc::parallel::jobs(t.jobs);
+    Ok(ringlab_tlc::parallel::in_parallel(models, jobs, |m| check::run_model(&tlc, root, man, m, &opts)))
 }
 
 /// Every threshold of specs/thresholds.json, checked.

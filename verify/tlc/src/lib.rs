@@ -22,6 +22,7 @@ pub mod indices;
 pub mod itf;
 pub mod lanes;
 pub mod manifest;
+pub mod parallel;
 pub mod sany;
 pub mod thresholds;
 pub mod trace;

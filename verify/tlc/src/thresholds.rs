@@ -295,72 +295,69 @@ fn rust_const_holds(root: &Path, c: &RustConst) -> Result<(), String> {
 /// the tests and rust constants by reading the files.
 pub fn check(tlc: &Tlc, root: &Path, man: &Manifest, reg: &Registry, progress: bool) -> Vec<ThresholdResult> {
     let specs = root.join("specs");
-    reg.thresholds
-        .iter()
-        .map(|t| {
-            let mut model_value = Vec::new();
-            let mut problem = None;
-            let witnesses: Vec<WitnessResult> = t
-                .witnesses
-                .iter()
-                .enumerate()
-                .map(|(i, w)| match w {
-                    Witness::Tlc { model, reach, step } => {
-                        let pred = reach.as_deref().or(step.as_deref()).unwrap_or_default();
-                        let by = format!("{model} {pred}");
-                        let Some(m) = man.model(model) else {
-                            return WitnessResult { by, verdict: "no such model".into(), ok: false, seconds: 0.0 };
-                        };
-                        let cfg = specs.join(&m.config);
-                        if let (Some(c), Ok(text)) = (&t.constant, std::fs::read_to_string(&cfg)) {
-                            if let Some(v) = cfg_constant(&text, c).filter(|v| !model_value.contains(v)) {
-                                model_value.push(v);
-                            }
-                        }
-                        if progress {
-                            eprintln!("  {:<34} looking for {pred} in {model}", t.name);
-                        }
-                        static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let work = std::env::temp_dir().join(format!(
-                            "ringlab-witness-{}-{run}-{}-{i}",
-                            std::process::id(),
-                            t.name
-                        ));
-                        WitnessResult { by, ..run_witness(tlc, &specs, &m.spec, &cfg, pred, step.is_some(), &work) }
-                    }
-                    Witness::Test { path, name, counter } => {
-                        let stem = Path::new(path).file_stem().map_or(path.as_str(), |s| s.to_str().unwrap_or(path));
-                        let by = format!("test {stem}::{name}");
-                        match test_exists(root, path, name, counter.as_deref()) {
-                            Ok(()) => WitnessResult { by, verdict: "in cargo test".into(), ok: true, seconds: 0.0 },
-                            Err(e) => WitnessResult { by, verdict: e, ok: false, seconds: 0.0 },
+    crate::parallel::in_parallel(&reg.thresholds, crate::parallel::jobs(0), |t| {
+        let mut model_value = Vec::new();
+        let mut problem = None;
+        let witnesses: Vec<WitnessResult> = t
+            .witnesses
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match w {
+                Witness::Tlc { model, reach, step } => {
+                    let pred = reach.as_deref().or(step.as_deref()).unwrap_or_default();
+                    let by = format!("{model} {pred}");
+                    let Some(m) = man.model(model) else {
+                        return WitnessResult { by, verdict: "no such model".into(), ok: false, seconds: 0.0 };
+                    };
+                    let cfg = specs.join(&m.config);
+                    if let (Some(c), Ok(text)) = (&t.constant, std::fs::read_to_string(&cfg)) {
+                        if let Some(v) = cfg_constant(&text, c).filter(|v| !model_value.contains(v)) {
+                            model_value.push(v);
                         }
                     }
-                })
-                .collect();
-            for c in &t.rust {
-                match rust_const_holds(root, c) {
-                    Ok(()) => model_value.push(format!("{} = {}", c.name, c.value)),
-                    Err(e) => problem = Some(e),
+                    if progress {
+                        eprintln!("  {:<34} looking for {pred} in {model}", t.name);
+                    }
+                    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let work = std::env::temp_dir().join(format!(
+                        "ringlab-witness-{}-{run}-{}-{i}",
+                        std::process::id(),
+                        t.name
+                    ));
+                    WitnessResult { by, ..run_witness(tlc, &specs, &m.spec, &cfg, pred, step.is_some(), &work) }
                 }
+                Witness::Test { path, name, counter } => {
+                    let stem = Path::new(path).file_stem().map_or(path.as_str(), |s| s.to_str().unwrap_or(path));
+                    let by = format!("test {stem}::{name}");
+                    match test_exists(root, path, name, counter.as_deref()) {
+                        Ok(()) => WitnessResult { by, verdict: "in cargo test".into(), ok: true, seconds: 0.0 },
+                        Err(e) => WitnessResult { by, verdict: e, ok: false, seconds: 0.0 },
+                    }
+                }
+            })
+            .collect();
+        for c in &t.rust {
+            match rust_const_holds(root, c) {
+                Ok(()) => model_value.push(format!("{} = {}", c.name, c.value)),
+                Err(e) => problem = Some(e),
             }
-            let ok = problem.is_none() && !witnesses.is_empty() && witnesses.iter().all(|w| w.ok);
-            ThresholdResult {
-                name: t.name.clone(),
-                kernel: match t.kernel.value {
-                    Some(v) => format!("{} {v}", t.kernel.name),
-                    None => t.kernel.name.clone(),
-                },
-                source: t.kernel.source.clone(),
-                model: if model_value.is_empty() { "-".into() } else { model_value.join(", ") },
-                scaled: t.scaled.clone(),
-                witnesses,
-                ok,
-                problem,
-            }
-        })
-        .collect()
+        }
+        let ok = problem.is_none() && !witnesses.is_empty() && witnesses.iter().all(|w| w.ok);
+        ThresholdResult {
+            name: t.name.clone(),
+            kernel: match t.kernel.value {
+                Some(v) => format!("{} {v}", t.kernel.name),
+                None => t.kernel.name.clone(),
+            },
+            source: t.kernel.source.clone(),
+            model: if model_value.is_empty() { "-".into() } else { model_value.join(", ") },
+            scaled: t.scaled.clone(),
+            witnesses,
+            ok,
+            problem,
+        }
+    })
 }
 
 #[cfg(test)]
