@@ -174,6 +174,7 @@ pub fn run_mutant(
             // The trace checks run TLC: they live with it, in ringlab-tlc.
             Killer::Trace { feature, test } => cargo.kill_in(false, "ringlab-tlc", feature, test),
             Killer::Loom { feature, test } => cargo.kill(true, feature, test),
+            Killer::Threads { feature, test } => cargo.kill(false, feature, test),
             Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
             // The chain's checks take the wrong model from ringlab-model.
             Killer::Chain { feature, test, package } => match CHAIN_PACKAGES.iter().find(|p| **p == package.as_str()) {

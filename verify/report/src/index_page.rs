@@ -21,7 +21,7 @@ use ringlab_tlc::thresholds::ThresholdResult;
 /// The mutation matrix's columns: every kind of check a manifest mutant
 /// names as its killer, as the manifest names them (diff: the live-kernel
 /// diff; chain: kernel traces validated by TLC).
-pub const CHECK_KINDS: [&str; 7] = ["tlc", "proptest", "loom", "trace", "proof", "diff", "chain"];
+pub const CHECK_KINDS: [&str; 8] = ["tlc", "proptest", "loom", "threads", "trace", "proof", "diff", "chain"];
 
 pub struct IndexInput<'a> {
     pub doc: &'a VerifyDoc,
@@ -46,7 +46,7 @@ struct IndexPage<'a> {
     coverage: Vec<CoverageRow<'a>>,
     thresholds: Vec<ThresholdRow<'a>>,
     proofs: Vec<ProofRow<'a>>,
-    check_kinds: [&'static str; 7],
+    check_kinds: [&'static str; 8],
     mutants: Vec<MutantRow<'a>>,
     /// The automatic campaign's sample: scores, and every mutant.
     mutation: Option<MutationView<'a>>,

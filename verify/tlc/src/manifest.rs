@@ -116,6 +116,9 @@ pub enum Killer {
     Proptest { feature: String, test: String },
     /// The same under `--cfg loom`.
     Loom { feature: String, test: String },
+    /// The same, a test of the simulator on real threads (its real-thread
+    /// runner: every interleaving the hardware gives, seeded choices).
+    Threads { feature: String, test: String },
     /// A simulator trace that TLC must reject.
     Trace { feature: String, test: String },
     /// A Z3 proof of the mutant's arithmetic that must be refuted.
@@ -138,6 +141,7 @@ impl Killer {
             Killer::Tlc { model } => format!("tlc:{model}"),
             Killer::Proptest { test, .. } => format!("proptest:{test}"),
             Killer::Loom { test, .. } => format!("loom:{test}"),
+            Killer::Threads { test, .. } => format!("threads:{test}"),
             Killer::Trace { test, .. } => format!("trace:{test}"),
             Killer::Proof { proof } => format!("proof:{proof}"),
             Killer::Diff { test, .. } => format!("diff:{test}"),
@@ -150,6 +154,7 @@ impl Killer {
         match self {
             Killer::Proptest { feature, .. }
             | Killer::Loom { feature, .. }
+            | Killer::Threads { feature, .. }
             | Killer::Trace { feature, .. }
             | Killer::Diff { feature, .. }
             | Killer::Chain { feature, .. } => Some(feature),
