@@ -30,23 +30,6 @@ fn cfg(base: Config, seed: u64) -> XskRxConfig {
     c
 }
 
-fn shared_umem() -> Config {
-    Config {
-        n_bufs: 3,
-        closes: false,
-        ..Config::generic()
-    }
-}
-
-/// Seed 002's common case: one socket on the queue, in the XSKMAP.
-fn fast_one() -> Config {
-    Config {
-        n_sockets: 1,
-        late_bind: vec![],
-        ..Config::fast()
-    }
-}
-
 fn runs(what: &str, base: Config) -> Vec<Report> {
     (0..SEEDS)
         .map(|seed| {
@@ -81,14 +64,14 @@ fn the_driver_path_keeps_every_invariant() {
 
 #[test]
 fn the_generic_path_on_a_shared_umem_keeps_every_invariant() {
-    let rs = runs("generic", shared_umem());
+    let rs = runs("generic", Config::shared_umem());
     assert!(fates(&rs, "rx") > SEEDS * 3);
 }
 
 #[test]
 fn the_fast_path_keeps_every_invariant() {
     runs("fast, late bind", Config::fast());
-    let rs = runs("fast, one socket", fast_one());
+    let rs = runs("fast, one socket", Config::fast_one());
     let fast: u64 = rs.iter().map(|r| r.cost.fast).sum();
     assert!(fast > SEEDS, "only {fast} packets on the fast path");
 }
@@ -128,7 +111,7 @@ fn a_recorded_trace_replays_exactly() {
 fn the_model_follows_every_step() {
     for (base, seeds) in [
         (Config::driver(), 30),
-        (shared_umem(), 30),
+        (Config::shared_umem(), 30),
         (Config::fast(), 30),
     ] {
         for seed in 0..seeds {
@@ -166,7 +149,7 @@ fn gen_rx_race_hands_a_buffer_out_twice() {
     if !ringlab_mutant::on("mutant-xsk-gen-rx-race") {
         return;
     }
-    mutant_breaks(shared_umem(), "BufConservation");
+    mutant_breaks(Config::shared_umem(), "BufConservation");
 }
 
 #[test]

@@ -26,23 +26,6 @@ fn cfg(base: Config, seed: u64) -> XskRxConfig {
     c
 }
 
-fn shared_umem() -> Config {
-    Config {
-        n_bufs: 3,
-        closes: false,
-        ..Config::generic()
-    }
-}
-
-/// Seed 002's common case: one socket on the queue, in the XSKMAP.
-fn fast_one() -> Config {
-    Config {
-        n_sockets: 1,
-        late_bind: vec![],
-        ..Config::fast()
-    }
-}
-
 fn runs(what: &str, base: Config) -> Vec<Report> {
     (0..SEEDS)
         .map(|seed| {
@@ -82,7 +65,7 @@ fn the_driver_path_on_threads_keeps_every_invariant() {
 
 #[test]
 fn the_generic_path_on_a_shared_umem_on_threads_keeps_every_invariant() {
-    let rs = runs("generic", shared_umem());
+    let rs = runs("generic", Config::shared_umem());
     assert!(sum(&rs, |r| action(r, "RxLock")) > SEEDS * 100);
     assert!(sum(&rs, Report::received) > SEEDS * 100);
 }
@@ -91,6 +74,6 @@ fn the_generic_path_on_a_shared_umem_on_threads_keeps_every_invariant() {
 fn the_fast_path_on_threads_keeps_every_invariant() {
     let rs = runs("fast, late bind", Config::fast());
     assert!(sum(&rs, |r| action(r, "XskBind")) > 0);
-    let rs = runs("fast, one socket", fast_one());
+    let rs = runs("fast, one socket", Config::fast_one());
     assert!(sum(&rs, |r| r.cost.fast) > SEEDS * 10, "too few packets on the fast path");
 }

@@ -208,6 +208,25 @@ impl Config {
         }
     }
 
+    /// The generic path with two sockets on one umem of three buffers,
+    /// never closed: the shared `pool->rx_lock`'s case.
+    pub fn shared_umem() -> Config {
+        Config {
+            n_bufs: 3,
+            closes: false,
+            ..Config::generic()
+        }
+    }
+
+    /// Seed 002's common case: one socket on the queue, in the XSKMAP.
+    pub fn fast_one() -> Config {
+        Config {
+            n_sockets: 1,
+            late_bind: vec![],
+            ..Config::fast()
+        }
+    }
+
     /// The same constants with another mutant.
     pub fn with_mutant(self, mutant: Mutant) -> Config {
         Config { mutant, ..self }

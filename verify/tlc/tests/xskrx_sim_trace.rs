@@ -94,7 +94,7 @@ fn sim_runs(seed: u64) -> Vec<Run> {
     vec![
         sim_run("driver", Config::driver(), seed),
         sim_run("generic, shared umem", Config { closes: false, ..Config::generic() }, seed + 1),
-        sim_run("fast, one socket", Config { n_sockets: 1, late_bind: vec![], ..Config::fast() }, seed + 2),
+        sim_run("fast, one socket", Config::fast_one(), seed + 2),
         sim_run("fast, late bind", Config::fast(), seed + 3),
         sim_run("fast, late bind, second seed", Config::fast(), seed + 4),
     ]
