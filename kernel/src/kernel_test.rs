@@ -127,7 +127,15 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         fault_rounds: a.fault_rounds,
         seed: a.seed,
     };
-    let plan_patched = Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), ..plan_base.clone() };
+    // The batch campaigns set XDP_GENERIC_XMIT_BATCH; a series that does
+    // not add it gets the released kernel's plan, which its guest can run.
+    let batch = adds_xmit_batch(&series);
+    let plan_patched = if batch {
+        Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), ..plan_base.clone() }
+    } else {
+        eprintln!("kernel-test: the series adds no XDP_GENERIC_XMIT_BATCH: its guest runs the 6.12 profile, as the released kernel's does");
+        plan_base.clone()
+    };
     step("booting the released kernel");
     let (base_res, base_boot) = vm::boot(root, &base, &plan_base, &vm::payload(root, &base, &base_src)?)?;
     step("booting the patched kernel");
@@ -138,7 +146,10 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         mutants.push(mutant(root, &series, m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
     }
 
-    let runs: Vec<CampaignRun> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
+    let mut runs: Vec<CampaignRun> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
+    if plan_patched.mainline {
+        runs.insert(0, results::campaign(&patched_res, "diff-mainline"));
+    }
     let fault_runs: Vec<FaultRun> = plan_base
         .faults
         .iter()
@@ -170,6 +181,15 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         scenarios_per_campaign: a.scenarios,
     });
     finish(root, doc)
+}
+
+/// Whether a patch of `s` adds XDP_GENERIC_XMIT_BATCH (a `+` line naming
+/// it), the knob the batch campaigns set.
+fn adds_xmit_batch(s: &Series) -> bool {
+    s.patches.iter().any(|p| {
+        std::fs::read_to_string(p)
+            .is_ok_and(|t| t.lines().any(|l| l.starts_with('+') && !l.starts_with("+++") && l.contains("XDP_GENERIC_XMIT_BATCH")))
+    })
 }
 
 /// What the checks without a VM found.
@@ -352,4 +372,18 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<M
         crash: None,
         times: Some(MutantTimes { build_s: round(build_s), boot_s: round(boot_s) }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_batch_series_gets_the_batch_campaigns() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let batch = Series::read(&root.join("patches/xsk-batch-xmit")).unwrap();
+        let redirect = Series::read(&root.join("patches/xsk-redirect-xsk")).unwrap();
+        assert!(adds_xmit_batch(&batch));
+        assert!(!adds_xmit_batch(&redirect));
+    }
 }
