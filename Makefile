@@ -71,6 +71,7 @@ test: build test-rust test-loom
 	$(RINGLAB) verify --quiet --mutate-sample 1
 	$(RINGLAB) kernel-test --no-vm
 	$(MAKE) --no-print-directory test-explorer
+	bash scripts/test-docs.sh
 
 # The explorer page and the verification report in headless Chromium
 # (playwright-core, Debian's chromium); needs a report (`ringlab verify`).

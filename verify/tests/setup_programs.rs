@@ -41,6 +41,8 @@ fn installs(script: &str) -> BTreeSet<String> {
             l.split(')').next().unwrap().split_whitespace().collect()
         } else if let Some(rest) = l.split_once("apt-get install").map(|x| x.1) {
             rest.split(['>', '|', ';']).next().unwrap().split_whitespace().filter(|w| !w.starts_with('-')).collect()
+        } else if let Some(rest) = l.split_once("pip download").map(|x| x.1) {
+            rest.split_whitespace().filter_map(|w| w.trim_matches('"').split_once("==").map(|x| x.0)).collect()
         } else if let Some(rest) = l.split_once("cargo install").map(|x| x.1) {
             let w: Vec<&str> = rest.split_whitespace().collect();
             w.iter().position(|x| *x == "--version").and_then(|i| i.checked_sub(1)).map(|i| vec![w[i]]).unwrap_or_default()
@@ -54,13 +56,14 @@ fn installs(script: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_listed_program_is_installed_by_its_set_up() {
-    let cargo_installs = installs("scripts/deps.sh");
+    let deps_installs = installs("scripts/deps.sh");
     for (prog, (pkg, by)) in listed() {
         match by.as_str() {
             "scripts/deps.sh" | "kernel/vm/deps.sh" => {
                 assert!(installs(&by).contains(&pkg), "{prog}: package {pkg} is not installed by {by}")
             }
-            "cargo install" => assert!(cargo_installs.contains(&pkg), "{prog}: scripts/deps.sh has no `cargo install ... {pkg}`"),
+            "cargo install" => assert!(deps_installs.contains(&pkg), "{prog}: scripts/deps.sh has no `cargo install ... {pkg}`"),
+            "pip download" => assert!(deps_installs.contains(&pkg), "{prog}: scripts/deps.sh has no `pip download {pkg}==...`"),
             "required" => {
                 let Ok(o) = std::process::Command::new("dpkg-query").args(["-W", "-f", "${Essential} ${Priority}", &pkg]).output() else {
                     println!("SKIP: no dpkg-query to tell whether {pkg} is required");
@@ -69,7 +72,7 @@ fn every_listed_program_is_installed_by_its_set_up() {
                 let s = String::from_utf8_lossy(&o.stdout);
                 assert!(s.starts_with("yes") || s.contains("required") || s.contains("important"), "{prog}: package {pkg} is neither essential nor required here ({s:?}); install it in a set-up script");
             }
-            other => panic!("{prog}: installer `{other}` is not scripts/deps.sh, kernel/vm/deps.sh, cargo install or required"),
+            other => panic!("{prog}: installer `{other}` is not scripts/deps.sh, kernel/vm/deps.sh, cargo install, pip download or required"),
         }
     }
 }
