@@ -101,8 +101,10 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     // the repository's own series by its relative path in the report
     let shown = dir.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| dir.clone());
     eprintln!("kernel-test: series {} ({} patches), seed {}", dir.display(), series.patches.len(), a.seed);
-    let base = Kernel { label: "baseline".into(), series: None };
-    let patched = Kernel { label: "patched".into(), series: Some(dir.clone()) };
+    let base = Kernel { label: "baseline".into(), series: None, seed: None };
+    // a label (and source tree) per series, so testing two series in turn
+    // rebuilds neither from scratch
+    let patched = Kernel { label: patched_label(&dir), series: Some(dir.clone()), seed: Some(base.label.clone()) };
 
     step("the released tree (6.12.117) for the checks without a VM");
     let (tree, build) = static_tree(root)?;
@@ -143,7 +145,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
-        mutants.push(mutant(root, &series, m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
+        mutants.push(mutant(root, &series, &patched, batch, m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
     }
 
     let mut runs: Vec<CampaignRun> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
@@ -181,6 +183,19 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         scenarios_per_campaign: a.scenarios,
     });
     finish(root, doc)
+}
+
+/// The patched kernel's label: `patched-` and the series folder's name.
+fn patched_label(series: &Path) -> String {
+    let name: String = series
+        .file_name()
+        .map(|n| n.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect())
+        .unwrap_or_default();
+    if name.is_empty() {
+        "patched".into()
+    } else {
+        format!("patched-{name}")
+    }
 }
 
 /// Whether a patch of `s` adds XDP_GENERIC_XMIT_BATCH (a `+` line naming
@@ -306,10 +321,23 @@ fn w1_check(tree: &Path, build: &Path, s: &Series) -> W1 {
     }
 }
 
+/// What a mutant's guest runs: the batch campaign where the series adds
+/// XDP_GENERIC_XMIT_BATCH, otherwise the released kernel's 6.12 diff and
+/// batch-0 faults (what the patched kernel of such a series runs); no
+/// xskxceiver.
+fn mutant_plan(batch: bool, a: &KernelTestArgs) -> Plan {
+    let (mainline, campaigns, faults) = if batch {
+        (false, MUTANT_CAMPAIGNS.to_vec(), MUTANT_CAMPAIGNS.to_vec())
+    } else {
+        (true, vec![], vec![Campaign { batch: 0, budget: 32 }])
+    };
+    Plan { xskxceiver: false, mainline, campaigns, faults, scenarios: a.scenarios, fault_rounds: a.fault_rounds, seed: a.seed }
+}
+
 /// The series plus one mutant patch, built, booted and compared: caught
 /// when a campaign diverges, a fault campaign finds a lost, doubly
 /// completed or leaked frame, or the guest's kernel crashes.
-fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
+fn mutant(root: &Path, s: &Series, patched: &Kernel, batch: bool, patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
     let _ = std::fs::remove_dir_all(&dir);
@@ -318,18 +346,10 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<M
         std::fs::copy(p, dir.join(series::name(p))).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     std::fs::copy(patch, dir.join(format!("9999-{stem}.patch"))).map_err(|e| format!("{}: {e}", patch.display()))?;
-    let k = Kernel { label: format!("mutant-{stem}"), series: Some(dir) };
+    let k = Kernel { label: format!("mutant-{stem}"), series: Some(dir), seed: Some(patched.label.clone()) };
     step(&format!("building and booting mutant {stem}"));
     let (src, build_s) = vm::build(root, &k)?;
-    let plan = Plan {
-        xskxceiver: false,
-        mainline: false,
-        campaigns: MUTANT_CAMPAIGNS.to_vec(),
-        faults: MUTANT_CAMPAIGNS.to_vec(),
-        scenarios: a.scenarios,
-        fault_rounds: a.fault_rounds,
-        seed: a.seed,
-    };
+    let plan = mutant_plan(batch, a);
     let payload = vm::payload(root, &k, &src)?;
     let t = std::time::Instant::now();
     let (res, boot_s) = match vm::boot(root, &k, &plan, &payload) {
@@ -347,7 +367,10 @@ fn mutant(root: &Path, s: &Series, patch: &Path, a: &KernelTestArgs) -> Result<M
         }
         Err(e) => return Err(e.into()),
     };
-    let runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
+    let mut runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
+    if plan.mainline {
+        runs.insert(0, results::campaign(&res, "diff-mainline"));
+    }
     let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
@@ -385,5 +408,31 @@ mod tests {
         let redirect = Series::read(&root.join("patches/xsk-redirect-xsk")).unwrap();
         assert!(adds_xmit_batch(&batch));
         assert!(!adds_xmit_batch(&redirect));
+    }
+
+    #[test]
+    fn a_mutant_runs_what_its_series_kernel_can() {
+        let a = KernelTestArgs {
+            series: None,
+            mutants: vec![],
+            scenarios: 5,
+            fault_rounds: 3,
+            seed: 1,
+            json: false,
+            no_vm: false,
+            empty: Default::default(),
+        };
+        let text = vm::plan_text(&mutant_plan(true, &a));
+        assert!(text.contains("--profile batch --batch 16") && !text.contains("diff-mainline") && !text.contains("xskxceiver"), "{text}");
+        let text = vm::plan_text(&mutant_plan(false, &a));
+        assert!(text.contains("--profile 6.12") && text.contains("faults --json --batch 0") && !text.contains("--profile batch"), "{text}");
+        assert!(!text.contains("xskxceiver"), "{text}");
+    }
+
+    #[test]
+    fn each_series_has_its_own_patched_label() {
+        assert_eq!(patched_label(Path::new("kernel/patches/xsk-batch-xmit")), "patched-xsk-batch-xmit");
+        assert_eq!(patched_label(Path::new("/tmp/my series/")), "patched-my_series");
+        assert_eq!(patched_label(Path::new("/")), "patched");
     }
 }

@@ -3,12 +3,20 @@
 # config.fragment, with or without a patch series applied.
 #
 #   build-kernel.sh --series DIR|none --out DIR [--jobs N] [--label NAME]
+#                   [--seed LABEL]
 #
 # The source tree is extracted once per label into
 # target/ringlab/kernel-vm/src/linux-<version>-<label> (a git repo, commit
 # "linux <version>", tag "base") and kept for incremental rebuilds; its path
 # is written to OUT/src-path. The label defaults to "baseline" for
 # `--series none` and to the series directory's name otherwise.
+#
+# --seed LABEL: a label without a tree yet starts as a copy of LABEL's built
+# tree (sources, objects, mtimes) instead of the tarball, so a kernel that
+# differs from it by a few patches rebuilds only what they touch: the
+# patched kernel seeded from the released one, a mutant from the patched.
+# Patches the tree already holds as a prefix of the series are kept; only
+# the rest is applied (.ringlab-applied lists one sha256 per patch).
 #
 # Cache: OUT/key holds sha256(script version, source version, label, fragment,
 # every patch); when it matches and OUT/bzImage exists nothing is built.
@@ -26,15 +34,16 @@ TAG=build-kernel
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 t0="$(now)"
-series="" out="" jobs="$(nproc)" label=""
+series="" out="" jobs="$(nproc)" label="" seed=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --series) series="${2:?--series needs DIR or none}"; shift 2 ;;
         --out) out="${2:?--out needs DIR}"; shift 2 ;;
         --jobs) jobs="${2:?--jobs needs N}"; shift 2 ;;
         --label) label="${2:?--label needs NAME}"; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-        *) die "unknown argument '$1' (usage: --series DIR|none --out DIR [--jobs N] [--label NAME])" ;;
+        --seed) seed="${2:?--seed needs LABEL}"; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        *) die "unknown argument '$1' (usage: --series DIR|none --out DIR [--jobs N] [--label NAME] [--seed LABEL])" ;;
     esac
 done
 [ -n "$series" ] || die "--series DIR|none is required"
@@ -57,6 +66,8 @@ else
     : "${label:=baseline}"
 fi
 [[ "$label" =~ ^[A-Za-z0-9._-]+$ ]] || die "label '$label' must be letters, digits, '.', '_' or '-'"
+[ -z "$seed" ] || [[ "$seed" =~ ^[A-Za-z0-9._-]+$ ]] || die "--seed '$seed' must be letters, digits, '.', '_' or '-'"
+[ "$seed" != "$label" ] || seed=""
 
 # The source version: Debian's package version without its revision.
 version="$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)"
@@ -89,6 +100,25 @@ exit_if_cached
 
 git_() { git -C "$tree" -c user.name=ringlab -c user.email=ringlab@localhost -c gc.auto=0 "$@"; }
 
+# A new tree copied from the seed's, under the seed's lock (not while it
+# builds), into a temporary directory renamed when complete.
+seed_tree="$CACHE/linux-$version-$seed"
+if [ ! -f "$tree/.ringlab-base" ] && [ -n "$seed" ] && [ -f "$seed_tree/.ringlab-base" ] \
+    && [ -f "$seed_tree/arch/x86/boot/bzImage" ]; then
+    rm -rf "$tree" "$tree.tmp"
+    (
+        flock 8 || exit 1
+        cp -a "$seed_tree" "$tree.tmp"
+    ) 8>"$seed_tree.lock" || die "could not copy the $seed tree $seed_tree into $tree.tmp"
+    # tools/ (objtool) records absolute paths in its .cmd files: moved to
+    # the new tree, or objtool is rebuilt and with it every object.
+    grep -rlZ --include='.*.cmd' --include='*.d' -F "$seed_tree/" "$tree.tmp" \
+        | xargs -0 -r sed -i "s#$seed_tree/#$tree/#g" \
+        || die "could not move the $seed tree's recorded paths to $tree"
+    mv "$tree.tmp" "$tree"
+    echo "build-kernel: seeded $label from the built $seed tree ($(since "$t0") s)"
+fi
+
 # Extract into a temporary directory and rename it, so a tree that exists is
 # complete.
 if [ ! -f "$tree/.ringlab-base" ]; then
@@ -110,14 +140,30 @@ if [ ! -f "$tree/.ringlab-base" ]; then
     echo "build-kernel: extracted linux $version into $tree ($(since "$t0") s)"
 fi
 
-# Apply the series onto the base commit, unless the tree already holds it.
-# Build products are untracked and survive the reset (incremental builds).
-series_key="$( for p in ${patches[@]+"${patches[@]}"}; do basename "$p"; cat "$p"; done | sha256sum | cut -d' ' -f1)"
-if [ "$(cat "$tree/.ringlab-series" 2>/dev/null || true)" != "$series_key" ]; then
-    rm -f "$tree/.ringlab-series"
+# Apply the series onto the base commit. Patches the tree already holds as a
+# prefix of the series stay (a seeded tree keeps its seed's); the rest are
+# applied with git am, or, when the tree holds anything else, it is reset to
+# base first. Build products are untracked and survive (incremental builds).
+wanted=()
+for p in ${patches[@]+"${patches[@]}"}; do wanted+=("$(sha256sum < "$p" | cut -d' ' -f1)"); done
+have=()
+[ -f "$tree/.ringlab-applied" ] && mapfile -t have < "$tree/.ringlab-applied"
+keep=${#have[@]}
+[ "$keep" -le ${#wanted[@]} ] || keep=-1
+for ((i = 0; keep > 0 && i < keep; i++)); do
+    [ "${have[$i]}" = "${wanted[$i]}" ] || keep=-1
+done
+if [ "$keep" -lt 0 ] || [ -n "$(git_ status --porcelain --untracked-files=no)" ]; then
     git_ am --abort >/dev/null 2>&1 || true
     git_ reset -q --hard base
-    for p in ${patches[@]+"${patches[@]}"}; do
+    keep=0
+fi
+if [ "$keep" -lt ${#wanted[@]} ]; then
+    rm -f "$tree/.ringlab-applied"
+    git_ am --abort >/dev/null 2>&1 || true
+    [ "$keep" -gt 0 ] || git_ reset -q --hard base
+    for ((i = keep; i < ${#patches[@]}; i++)); do
+        p="${patches[$i]}"
         if ! msg="$(git_ am -q "$p" 2>&1)"; then
             git_ am --abort >/dev/null 2>&1 || true
             git_ reset -q --hard base
@@ -126,9 +172,9 @@ if [ "$(cat "$tree/.ringlab-series" 2>/dev/null || true)" != "$series_key" ]; th
 $msg"
         fi
     done
-    echo "$series_key" > "$tree/.ringlab-series"
-    [ ${#patches[@]} -eq 0 ] || echo "build-kernel: applied ${#patches[@]} patches of $series"
+    echo "build-kernel: applied $(( ${#patches[@]} - keep )) patches of $series ($keep already in the tree)"
 fi
+if [ ${#wanted[@]} -gt 0 ]; then printf '%s\n' "${wanted[@]}"; fi > "$tree/.ringlab-applied"
 
 # Configure: tinyconfig, the fragment merged over it, olddefconfig; then check
 # that every line of the fragment survived.

@@ -14,6 +14,9 @@ pub struct Kernel {
     pub label: String,
     /// The series folder, or None for 6.12.117 as released.
     pub series: Option<PathBuf>,
+    /// A built kernel whose tree a new tree of this one starts from, so
+    /// only what its patches touch is compiled (build-kernel.sh --seed).
+    pub seed: Option<String>,
 }
 
 /// A differential campaign in the guest: a batch size (0: the
@@ -147,7 +150,11 @@ pub fn build(root: &Path, k: &Kernel) -> Result<(PathBuf, f64), String> {
     let kdir = work_dir(root).join("kernels").join(&k.label);
     let series = k.series.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "none".into());
     let t = Instant::now();
-    script(root, "build-kernel.sh", &["--series".into(), series, "--out".into(), kdir.display().to_string(), "--label".into(), k.label.clone()])?;
+    let mut args = vec!["--series".into(), series, "--out".into(), kdir.display().to_string(), "--label".into(), k.label.clone()];
+    if let Some(seed) = &k.seed {
+        args.extend(["--seed".into(), seed.clone()]);
+    }
+    script(root, "build-kernel.sh", &args)?;
     let src = std::fs::read_to_string(kdir.join("src-path")).map_err(|e| format!("{}/src-path: {e}", kdir.display()))?;
     Ok((PathBuf::from(src.trim()), t.elapsed().as_secs_f64()))
 }
