@@ -6,6 +6,11 @@
  * frame too. Everything else goes to the stack uncounted: the EtherType
  * test keeps stray traffic (router solicitations, MLD) out of the sockets
  * under test, whose counters the harness compares exactly.
+ *
+ * Built twice: with bpf_redirect_map(), and with -DRINGLAB_REDIRECT_XSK
+ * with bpf_redirect_xsk() (kernel/patches/xsk-redirect-xsk), which answers
+ * XDP_REDIRECT_XSK when the entry is the queue's only socket and otherwise
+ * does what bpf_redirect_map() does.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -21,6 +26,16 @@
 #define RINGLAB_ETH_P_PASS 0x88B9
 #define XSKMAP_SECOND 32
 
+/* enum xdp_action of the series; uapi headers without it still build. */
+#ifndef XDP_REDIRECT_XSK
+#define XDP_REDIRECT_XSK 5
+#endif
+
+#ifdef RINGLAB_REDIRECT_XSK
+/* FN(redirect_xsk, 212) of the series' include/uapi/linux/bpf.h. */
+static long (*bpf_redirect_xsk)(struct xdp_md *ctx, void *map, __u64 key, __u64 flags) = (void *)212;
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
 	__uint(max_entries, 64);
@@ -29,12 +44,14 @@ struct {
 } xsks SEC(".maps");
 
 /* Frames of ringlab's EtherTypes this program has seen: [0] redirected to a
- * socket, [1] dropped or passed. The harness waits until every frame it
+ * socket, [1] dropped or passed; with bpf_redirect_xsk(), of those in [0],
+ * [2] answered XDP_REDIRECT_XSK (the fast path) and [3] XDP_REDIRECT (the
+ * fallback). The harness waits until every frame it
  * sent is counted, and each redirected one is on an RX ring or in a drop
  * counter, before it compares: comparisons happen at quiescent points. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, __u64);
 } seen SEC(".maps");
@@ -74,8 +91,16 @@ int xsk_redirect(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	/* The flags' low bits are the action when the entry is empty. */
+#ifdef RINGLAB_REDIRECT_XSK
+	act = bpf_redirect_xsk(ctx, &xsks, key, XDP_PASS);
+	if (act == XDP_REDIRECT_XSK)
+		count(2);
+	else if (act == XDP_REDIRECT)
+		count(3);
+#else
 	act = bpf_redirect_map(&xsks, key, XDP_PASS);
-	count(act == XDP_REDIRECT ? 0 : 1);
+#endif
+	count(act == XDP_REDIRECT || act == XDP_REDIRECT_XSK ? 0 : 1);
 	return act;
 }
 

@@ -1,9 +1,12 @@
 //! The XDP program (bpf/xsk_redirect.bpf.c, compiled by build.rs) loaded
 //! with libbpf-rs and attached in SKB (generic) mode; detached on drop.
+//! Its two builds redirect with bpf_redirect_map() or with
+//! bpf_redirect_xsk() (kernel/patches/xsk-redirect-xsk).
 
 use std::os::fd::{AsFd, RawFd};
 
 use libbpf_rs::{MapCore, MapFlags, MapHandle, Object, ObjectBuilder, Xdp, XdpFlags};
+use serde::{Deserialize, Serialize};
 
 const PROG: &str = "xsk_redirect";
 
@@ -13,6 +16,54 @@ const PROG: &str = "xsk_redirect";
 #[repr(C, align(8))]
 struct Aligned<T: ?Sized>(T);
 static XDP_OBJ: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("RINGLAB_XDP_OBJ")));
+static XDP_XSK_OBJ: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("RINGLAB_XDP_XSK_OBJ")));
+
+/// BPF_FUNC_redirect_xsk in the series' include/uapi/linux/bpf.h.
+pub const BPF_FUNC_REDIRECT_XSK: u32 = 212;
+
+/// The helper the program redirects with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Redirect {
+    /// bpf_redirect_map(), in every kernel
+    #[default]
+    Map,
+    /// bpf_redirect_xsk() (kernel/patches/xsk-redirect-xsk): XDP_REDIRECT_XSK
+    /// to the queue's only socket, else bpf_redirect_map()
+    Xsk,
+}
+
+impl Redirect {
+    fn obj(self) -> (&'static [u8], &'static str) {
+        match self {
+            Redirect::Map => (&XDP_OBJ.0, "xsk_redirect.bpf.o"),
+            Redirect::Xsk => (&XDP_XSK_OBJ.0, "xsk_redirect_xsk.bpf.o"),
+        }
+    }
+}
+
+/// Frames the program's bpf_redirect_xsk() answered XDP_REDIRECT_XSK (the
+/// fast path) and XDP_REDIRECT (the fallback to the XSKMAP path); both 0
+/// with bpf_redirect_map().
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paths {
+    pub fast_path: u64,
+    pub fallback: u64,
+}
+
+impl std::ops::Sub for Paths {
+    type Output = Paths;
+    fn sub(self, o: Paths) -> Paths {
+        Paths { fast_path: self.fast_path - o.fast_path, fallback: self.fallback - o.fallback }
+    }
+}
+
+impl std::ops::AddAssign for Paths {
+    fn add_assign(&mut self, o: Paths) {
+        self.fast_path += o.fast_path;
+        self.fallback += o.fallback;
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -25,6 +76,11 @@ pub enum Error {
     },
     #[error("{PROG}.bpf.o has no {0}")]
     Missing(String),
+    #[error(
+        "the running kernel has no bpf_redirect_xsk() (BPF helper {BPF_FUNC_REDIRECT_XSK}; the verifier says \"invalid func unknown#{BPF_FUNC_REDIRECT_XSK}\"): \
+         --redirect xsk needs a kernel with kernel/patches/xsk-redirect-xsk"
+    )]
+    NoRedirectXsk,
 }
 
 impl From<Error> for std::io::Error {
@@ -44,18 +100,31 @@ pub struct XdpProg {
     ifindex: i32,
     /// XSKMAP: queue -> AF_XDP socket.
     xsks: MapHandle,
-    /// ARRAY of two u64: frames of ringlab's EtherTypes redirected, and
-    /// dropped or passed.
+    /// ARRAY of four u64: frames of ringlab's EtherTypes redirected, and
+    /// dropped or passed; the fast path's and the fallback's (Paths).
     seen: MapHandle,
 }
 
+/// Whether the running kernel's verifier refuses bpf_redirect_xsk() in XDP
+/// programs: libbpf loads a program calling it and looks for the
+/// verifier's "invalid func unknown#212". A probe that could not run
+/// (< 0) says nothing: loading the program will tell.
+fn lacks_redirect_xsk() -> bool {
+    // Safety: a probe with no options.
+    let r = unsafe { libbpf_sys::libbpf_probe_bpf_helper(libbpf_sys::BPF_PROG_TYPE_XDP, BPF_FUNC_REDIRECT_XSK, std::ptr::null()) };
+    r == 0
+}
+
 impl XdpProg {
-    /// Loads the program and attaches it in SKB mode to `ifindex` (of the
-    /// calling thread's namespace).
-    pub fn attach(ifindex: u32) -> Result<XdpProg, Error> {
-        let buf = &XDP_OBJ.0;
-        let open = ctx(ObjectBuilder::default().open_memory(buf), format!("opening {PROG}.bpf.o ({} bytes)", buf.len()))?;
-        let obj = ctx(open.load(), format!("loading {PROG}.bpf.o"))?;
+    /// Loads the program redirecting with `redirect` and attaches it in SKB
+    /// mode to `ifindex` (of the calling thread's namespace).
+    pub fn attach(ifindex: u32, redirect: Redirect) -> Result<XdpProg, Error> {
+        if redirect == Redirect::Xsk && lacks_redirect_xsk() {
+            return Err(Error::NoRedirectXsk);
+        }
+        let (buf, name) = redirect.obj();
+        let open = ctx(ObjectBuilder::default().open_memory(buf), format!("opening {name} ({} bytes)", buf.len()))?;
+        let obj = ctx(open.load(), format!("loading {name}"))?;
         let map = |name: &str| {
             let m = obj.maps().find(|m| m.name() == name).ok_or_else(|| Error::Missing(format!("map {name}")))?;
             ctx(MapHandle::try_from(&m), format!("map {name}"))
@@ -87,6 +156,12 @@ impl XdpProg {
     /// (an empty XSKMAP entry passes) so far.
     pub fn not_redirected(&self) -> Result<u64, Error> {
         self.counter(1)
+    }
+
+    /// Frames bpf_redirect_xsk() sent by the fast path and by the fallback
+    /// so far.
+    pub fn paths(&self) -> Result<Paths, Error> {
+        Ok(Paths { fast_path: self.counter(2)?, fallback: self.counter(3)? })
     }
 
     fn counter(&self, k: u32) -> Result<u64, Error> {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use ringlab_model::afxdp::{Obs, Op, Profile, Scenario};
 use ringlab_model::rng::Rng;
 
+use crate::bpf::{Paths, Redirect};
 use crate::compare::{check, compare, Mismatch};
 use crate::env::{release, Env};
 use crate::{gen, gen_grid, shrink};
@@ -29,6 +30,9 @@ pub struct Replay {
     pub batch: u32,
     #[serde(default = "default_budget")]
     pub budget: u32,
+    /// The helper the XDP program redirected with (older files: map).
+    #[serde(default)]
+    pub redirect: Redirect,
 }
 
 fn default_budget() -> u32 {
@@ -91,6 +95,12 @@ pub struct Summary {
     pub chain_profile: Option<Profile>,
     /// One agreed scenario to show, with what each side observed.
     pub example: Option<Example>,
+    /// The helper the XDP program redirected with; bpf_redirect_xsk()
+    /// campaigns run receive scenarios only.
+    pub redirect: Redirect,
+    /// Frames bpf_redirect_xsk() sent by its fast path and by its
+    /// fallback, over the scenarios compared (shrinking not counted).
+    pub paths: Paths,
 }
 
 /// An agreed scenario kept to show the chain whole: the kernel's and the
@@ -132,11 +142,11 @@ impl Summary {
 }
 
 /// The chain's candidates of a campaign that ran elsewhere (a VM guest),
-/// from what it printed: its seed, how many scenarios, the seeds of those
-/// that diverged, and its profile.
-pub fn chain_candidates(seed: u64, scenarios: u64, diverged: &[u64], p: &Profile) -> Vec<ChainCandidate> {
+/// from what it printed: its seed, how many scenarios, whether only
+/// receive scenarios, the seeds of those that diverged, and its profile.
+pub fn chain_candidates(seed: u64, scenarios: u64, receive_only: bool, diverged: &[u64], p: &Profile) -> Vec<ChainCandidate> {
     (0..scenarios)
-        .map(|i| scenario_seed(seed, i))
+        .map(|i| scenario_seed_of(seed, i, receive_only))
         .filter(|s| !diverged.contains(s))
         .map(|s| ChainCandidate { seed: s, scenario: gen::scenario_for(s, p) })
         .collect()
@@ -153,11 +163,32 @@ pub fn scenario_seed(seed: u64, i: u64) -> u64 {
     }
 }
 
+/// The seed of scenario `i` of a campaign of receive scenarios only
+/// (gen_rx.rs): scenario_seed's draw moved to a receive seed, no grid.
+pub fn scenario_seed_rx(seed: u64, i: u64) -> u64 {
+    let s = Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
+    s - s % 8 + 3
+}
+
+/// scenario_seed, or scenario_seed_rx for a receive-only campaign.
+pub fn scenario_seed_of(seed: u64, i: u64, receive_only: bool) -> u64 {
+    if receive_only {
+        scenario_seed_rx(seed, i)
+    } else {
+        scenario_seed(seed, i)
+    }
+}
+
 /// Runs `f` on a fresh thread inside a fresh sandbox; the sandbox is gone
 /// when this returns, also if `f` panicked.
 pub fn in_sandbox<T: Send + 'static>(f: impl FnOnce(&Env) -> io::Result<T> + Send + 'static) -> io::Result<T> {
+    in_sandbox_with(Redirect::Map, f)
+}
+
+/// The same, the XDP program redirecting with `redirect`.
+pub fn in_sandbox_with<T: Send + 'static>(redirect: Redirect, f: impl FnOnce(&Env) -> io::Result<T> + Send + 'static) -> io::Result<T> {
     std::thread::spawn(move || {
-        let env = Env::new()?;
+        let env = Env::with(redirect)?;
         f(&env)
     })
     .join()
@@ -174,9 +205,17 @@ pub fn run(opts: Opts) -> io::Result<Summary> {
 /// sockets, its budget fitted by the generator); the first `shrunk`
 /// divergences are shrunk, the rest kept as generated.
 pub fn run_with(opts: Opts, profile: Profile, shrunk: usize) -> io::Result<Summary> {
-    in_sandbox(move |env| run_in(env, &opts, &profile, shrunk))
+    run_redirect(opts, profile, shrunk, Redirect::Map)
 }
 
+/// run_with, the XDP program redirecting with `redirect`; with
+/// bpf_redirect_xsk() only receive scenarios, the ones it routes.
+pub fn run_redirect(opts: Opts, profile: Profile, shrunk: usize, redirect: Redirect) -> io::Result<Summary> {
+    in_sandbox_with(redirect, move |env| run_in(env, &opts, &profile, shrunk))
+}
+
+/// A campaign in `env`, receive scenarios only where its program
+/// redirects with bpf_redirect_xsk().
 pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::Result<Summary> {
     let kernel = release();
     let profile = *profile;
@@ -186,14 +225,18 @@ pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::R
         profile: profile.name.into(),
         seed: opts.seed,
         chain_profile: Some(profile),
+        redirect: env.redirect,
         ..Default::default()
     };
+    let receive_only = env.redirect == Redirect::Xsk;
     for i in 0..opts.scenarios {
-        let seed = scenario_seed(opts.seed, i);
+        let seed = scenario_seed_of(opts.seed, i, receive_only);
         let s = gen::scenario_for(seed, &profile);
         sum.scenarios += 1;
         sum.operations += s.len() as u64;
+        let before = env.prog.paths()?;
         let c = compare(env, &s, &profile)?;
+        sum.paths += env.prog.paths()? - before;
         let Some(m) = c.mismatch else {
             if sum.example.is_none() && !gen_grid::carries_grid(seed) && Example::worth_showing(&s) {
                 sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });
@@ -216,6 +259,7 @@ pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::R
             mismatch: Some(mm),
             batch: profile.tx_batch,
             budget: profile.tx_budget,
+            redirect: env.redirect,
         };
         if let Some(dir) = &opts.out {
             let path = dir.join(format!("diverge-{seed:016x}.json"));
@@ -271,7 +315,7 @@ pub fn replay(path: &Path) -> io::Result<(Replay, Option<Mismatch>)> {
         ));
     }
     let s = r.scenario.clone();
-    let m = in_sandbox(move |env| check(env, &s, &p))?;
+    let m = in_sandbox_with(r.redirect, move |env| check(env, &s, &p))?;
     Ok((r, m))
 }
 
@@ -290,6 +334,7 @@ mod tests {
             mismatch: None,
             batch: 16,
             budget: 64,
+            redirect: Redirect::Map,
         };
         let back: Replay = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.profile("6.18.44"), Ok(Profile::batch(16, 64)));
@@ -301,8 +346,22 @@ mod tests {
     }
 
     #[test]
+    fn a_receive_only_campaign_draws_receive_scenarios() {
+        let p = Profile::for_release("6.12");
+        for i in 0..64 {
+            let s = scenario_seed_rx(7, i);
+            assert!(crate::gen_rx::carries_rx(s) && !gen_grid::carries_grid(s), "{s:#x}");
+            assert!(gen::scenario_for(s, &p).setup.rx_socket);
+            assert_eq!(scenario_seed_of(7, i, true), s);
+            assert_eq!(scenario_seed_of(7, i, false), scenario_seed(7, i));
+        }
+        let c = chain_candidates(7, 4, true, &[scenario_seed_rx(7, 1)], &p);
+        assert_eq!(c.iter().map(|c| c.seed).collect::<Vec<_>>(), [0, 2, 3].map(|i| scenario_seed_rx(7, i)));
+    }
+
+    #[test]
     fn replay_refuses_another_or_an_unknown_profile() {
-        let mut r = Replay { kernel: "6.12.117".into(), profile: "6.12".into(), seed: 1, scenario: crate::gen::scenario(1), mismatch: None, batch: 0, budget: 32 };
+        let mut r = Replay { kernel: "6.12.117".into(), profile: "6.12".into(), seed: 1, scenario: crate::gen::scenario(1), mismatch: None, batch: 0, budget: 32, redirect: Redirect::Map };
         assert_eq!(r.profile("6.12.117").map(|p| p.name), Ok("6.12"));
         let e = r.profile("6.18.44").unwrap_err();
         assert!(e.contains("profile 6.12 (kernel 6.12.117)") && e.contains("6.18.44 is profile 6.18"), "{e}");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bpf::{Paths, Redirect};
 use crate::campaign::{Example, Replay, Summary};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -48,6 +49,14 @@ pub struct DiffDoc {
     /// One agreed scenario with both sides' observations, to show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<Example>,
+    /// The helper the XDP program redirected with; `xsk` campaigns ran
+    /// receive scenarios only.
+    #[serde(default)]
+    pub redirect: Redirect,
+    /// With `xsk`: frames bpf_redirect_xsk() sent by its fast path and by
+    /// its fallback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Paths>,
 }
 
 /// The chain from the live kernel to the spec for one campaign: how many
@@ -115,9 +124,37 @@ pub struct ExampleStep {
 }
 
 impl DiffDoc {
-    /// No divergence, and the chain (where it ran) accepted every trace.
+    /// No divergence, the chain (where it ran) accepted every trace, and
+    /// a bpf_redirect_xsk() campaign took the fast path.
     pub fn ok(&self) -> bool {
-        self.divergences == 0 && [&self.chain, &self.rx_chain].iter().all(|c| c.as_ref().map_or(true, ChainDoc::ok))
+        self.divergences == 0 && [&self.chain, &self.rx_chain].iter().all(|c| c.as_ref().map_or(true, ChainDoc::ok)) && !self.fast_path_never_taken()
+    }
+
+    /// Only receive scenarios ran (the seeds campaign::scenario_seed_rx
+    /// draws).
+    pub fn receive_only(&self) -> bool {
+        self.redirect == Redirect::Xsk
+    }
+
+    /// A bpf_redirect_xsk() campaign in which no frame took the fast path:
+    /// it compared only what the XSKMAP path does, so it could not fail.
+    pub fn fast_path_never_taken(&self) -> bool {
+        self.redirect == Redirect::Xsk && self.paths.map_or(true, |p| p.fast_path == 0)
+    }
+
+    /// A bpf_redirect_xsk() campaign in which no frame took the fallback.
+    pub fn fallback_never_taken(&self) -> bool {
+        self.redirect == Redirect::Xsk && self.paths.map_or(true, |p| p.fallback == 0)
+    }
+
+    /// For people: ", fast path N frames, fallback M" (bpf_redirect_xsk()
+    /// campaigns only).
+    pub fn paths_words(&self) -> String {
+        match (self.redirect, self.paths) {
+            (Redirect::Xsk, Some(p)) => format!(", bpf_redirect_xsk: fast path {} frames, fallback {}", p.fast_path, p.fallback),
+            (Redirect::Xsk, None) => ", bpf_redirect_xsk: no path counts".into(),
+            (Redirect::Map, _) => String::new(),
+        }
     }
 }
 
@@ -171,6 +208,32 @@ impl DiffDoc {
             chain: None,
             rx_chain: None,
             example: s.example.clone(),
+            redirect: s.redirect,
+            paths: (s.redirect == Redirect::Xsk).then_some(s.paths),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redirect_xsk_campaign_must_take_the_fast_path() {
+        let mut d = DiffDoc { scenarios: 5, ..Default::default() };
+        assert!(d.ok() && !d.fast_path_never_taken() && d.paths_words().is_empty());
+        d.redirect = Redirect::Xsk;
+        assert!(!d.ok() && d.fast_path_never_taken() && d.receive_only());
+        d.paths = Some(Paths { fast_path: 0, fallback: 4 });
+        assert!(!d.ok());
+        d.paths = Some(Paths { fast_path: 3, fallback: 0 });
+        assert!(d.ok() && d.fallback_never_taken());
+        assert_eq!(d.paths_words(), ", bpf_redirect_xsk: fast path 3 frames, fallback 0");
+        // documents written before the field read as bpf_redirect_map()
+        let mut v = serde_json::to_value(&d).unwrap();
+        v.as_object_mut().unwrap().retain(|k, _| k != "redirect" && k != "paths");
+        let old: DiffDoc = serde_json::from_value(v).unwrap();
+        assert_eq!((old.redirect, old.paths), (Redirect::Map, None));
+        assert!(old.ok());
     }
 }

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use crate::bpf::XdpProg;
+use crate::bpf::{Redirect, XdpProg};
 use crate::inject::Injector;
 use crate::sandbox::Sandbox;
 
@@ -12,6 +12,8 @@ pub struct Env {
     pub ifindex_a: u32,
     pub ifindex_b: u32,
     pub injector: Injector,
+    /// The helper the program redirects with.
+    pub redirect: Redirect,
     // Dropped before the sandbox: detach, then delete the namespace.
     pub prog: XdpProg,
     pub sandbox: Sandbox,
@@ -20,13 +22,18 @@ pub struct Env {
 impl Env {
     /// Builds the sandbox and moves the calling thread into it.
     pub fn new() -> io::Result<Env> {
+        Env::with(Redirect::Map)
+    }
+
+    /// The same, the program redirecting with `redirect`.
+    pub fn with(redirect: Redirect) -> io::Result<Env> {
         let sandbox = Sandbox::new()?;
         sandbox.enter()?;
         let ifindex_a = Sandbox::ifindex(&sandbox.a)?;
         let ifindex_b = Sandbox::ifindex(&sandbox.b)?;
-        let prog = XdpProg::attach(ifindex_b)?;
+        let prog = XdpProg::attach(ifindex_b, redirect)?;
         let injector = Injector::new(ifindex_a)?;
-        Ok(Env { ifindex_a, ifindex_b, injector, prog, sandbox })
+        Ok(Env { ifindex_a, ifindex_b, injector, redirect, prog, sandbox })
     }
 }
 

@@ -5,7 +5,8 @@
 //! booted in qemu, and in each guest: xskxceiver in SKB mode on veth,
 //! ringlab's differential campaigns (the released kernel against the
 //! model's 6.12 profile, the patched one against its batch profile at
-//! several batch sizes and budgets) and fault-injection campaigns. A
+//! several batch sizes and budgets, and through bpf_redirect_xsk() where
+//! the series adds XDP_REDIRECT_XSK) and fault-injection campaigns. A
 //! mutant patch (`--mutant`) is tested on top of the series and must be
 //! caught. The result is one JSON document (target/ringlab/kernel/kernel.json),
 //! the "kernel" section of `ringlab verify --json --kernel`.
@@ -26,7 +27,7 @@ use clap::Args;
 pub use doc::KernelDoc;
 use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
 use series::Series;
-use vm::{Campaign, Kernel, Plan};
+use vm::{Campaign, Kernel, Plan, REDIRECT_XSK_STEP};
 
 #[derive(Args, Clone)]
 pub struct KernelTestArgs {
@@ -124,6 +125,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         xskxceiver: true,
         mainline: true,
         campaigns: vec![],
+        redirect_xsk: false,
         faults: vec![Campaign { batch: 0, budget: 32 }],
         scenarios: a.scenarios,
         fault_rounds: a.fault_rounds,
@@ -132,12 +134,16 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     // The batch campaigns set XDP_GENERIC_XMIT_BATCH; a series that does
     // not add it gets the released kernel's plan, which its guest can run.
     let batch = adds_xmit_batch(&series);
+    let redirect_xsk = adds_redirect_xsk(&series);
     let plan_patched = if batch {
-        Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), ..plan_base.clone() }
+        Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), redirect_xsk, ..plan_base.clone() }
     } else {
         eprintln!("kernel-test: the series adds no XDP_GENERIC_XMIT_BATCH: its guest runs the 6.12 profile, as the released kernel's does");
-        plan_base.clone()
+        Plan { redirect_xsk, ..plan_base.clone() }
     };
+    if redirect_xsk {
+        eprintln!("kernel-test: the series adds XDP_REDIRECT_XSK: its guest also runs receive scenarios through bpf_redirect_xsk() ({REDIRECT_XSK_STEP})");
+    }
     step("booting the released kernel");
     let (base_res, base_boot) = vm::boot(root, &base, &plan_base, &vm::payload(root, &base, &base_src)?)?;
     step("booting the patched kernel");
@@ -145,13 +151,10 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
-        mutants.push(mutant(root, &series, &patched, batch, m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
+        mutants.push(mutant(root, &series, &patched, (batch, redirect_xsk), m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
     }
 
-    let mut runs: Vec<CampaignRun> = plan_patched.campaigns.iter().map(|c| results::campaign(&patched_res, &c.name())).collect();
-    if plan_patched.mainline {
-        runs.insert(0, results::campaign(&patched_res, "diff-mainline"));
-    }
+    let runs = diff_runs(&plan_patched, &patched_res);
     let fault_runs: Vec<FaultRun> = plan_base
         .faults
         .iter()
@@ -201,10 +204,30 @@ fn patched_label(series: &Path) -> String {
 /// Whether a patch of `s` adds XDP_GENERIC_XMIT_BATCH (a `+` line naming
 /// it), the knob the batch campaigns set.
 fn adds_xmit_batch(s: &Series) -> bool {
-    s.patches.iter().any(|p| {
-        std::fs::read_to_string(p)
-            .is_ok_and(|t| t.lines().any(|l| l.starts_with('+') && !l.starts_with("+++") && l.contains("XDP_GENERIC_XMIT_BATCH")))
-    })
+    adds(s, "XDP_GENERIC_XMIT_BATCH")
+}
+
+/// Whether a patch of `s` adds XDP_REDIRECT_XSK, the action of
+/// bpf_redirect_xsk() that the diff-redirect-xsk campaign takes.
+fn adds_redirect_xsk(s: &Series) -> bool {
+    adds(s, "XDP_REDIRECT_XSK")
+}
+
+/// Whether a patch of `s` has a `+` line naming `what`.
+fn adds(s: &Series, what: &str) -> bool {
+    s.patches.iter().any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.starts_with('+') && !l.starts_with("+++") && l.contains(what))))
+}
+
+/// The diff campaigns `plan` ran, read from a guest's results.
+fn diff_runs(plan: &Plan, res: &Path) -> Vec<CampaignRun> {
+    let mut runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(res, &c.name())).collect();
+    if plan.mainline {
+        runs.insert(0, results::campaign(res, "diff-mainline"));
+    }
+    if plan.redirect_xsk {
+        runs.push(results::campaign(res, REDIRECT_XSK_STEP));
+    }
+    runs
 }
 
 /// What the checks without a VM found.
@@ -323,21 +346,22 @@ fn w1_check(tree: &Path, build: &Path, s: &Series) -> W1 {
 
 /// What a mutant's guest runs: the batch campaign where the series adds
 /// XDP_GENERIC_XMIT_BATCH, otherwise the released kernel's 6.12 diff and
-/// batch-0 faults (what the patched kernel of such a series runs); no
+/// batch-0 faults (what the patched kernel of such a series runs); the
+/// bpf_redirect_xsk() campaign where it adds XDP_REDIRECT_XSK; no
 /// xskxceiver.
-fn mutant_plan(batch: bool, a: &KernelTestArgs) -> Plan {
+fn mutant_plan((batch, redirect_xsk): (bool, bool), a: &KernelTestArgs) -> Plan {
     let (mainline, campaigns, faults) = if batch {
         (false, MUTANT_CAMPAIGNS.to_vec(), MUTANT_CAMPAIGNS.to_vec())
     } else {
         (true, vec![], vec![Campaign { batch: 0, budget: 32 }])
     };
-    Plan { xskxceiver: false, mainline, campaigns, faults, scenarios: a.scenarios, fault_rounds: a.fault_rounds, seed: a.seed }
+    Plan { xskxceiver: false, mainline, campaigns, redirect_xsk, faults, scenarios: a.scenarios, fault_rounds: a.fault_rounds, seed: a.seed }
 }
 
 /// The series plus one mutant patch, built, booted and compared: caught
 /// when a campaign diverges, a fault campaign finds a lost, doubly
 /// completed or leaked frame, or the guest's kernel crashes.
-fn mutant(root: &Path, s: &Series, patched: &Kernel, batch: bool, patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
+fn mutant(root: &Path, s: &Series, patched: &Kernel, adds: (bool, bool), patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
     let _ = std::fs::remove_dir_all(&dir);
@@ -349,7 +373,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, batch: bool, patch: &Path, 
     let k = Kernel { label: format!("mutant-{stem}"), series: Some(dir), seed: Some(patched.label.clone()) };
     step(&format!("building and booting mutant {stem}"));
     let (src, build_s) = vm::build(root, &k)?;
-    let plan = mutant_plan(batch, a);
+    let plan = mutant_plan(adds, a);
     let payload = vm::payload(root, &k, &src)?;
     let t = std::time::Instant::now();
     let (res, boot_s) = match vm::boot(root, &k, &plan, &payload) {
@@ -367,10 +391,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, batch: bool, patch: &Path, 
         }
         Err(e) => return Err(e.into()),
     };
-    let mut runs: Vec<CampaignRun> = plan.campaigns.iter().map(|c| results::campaign(&res, &c.name())).collect();
-    if plan.mainline {
-        runs.insert(0, results::campaign(&res, "diff-mainline"));
-    }
+    let runs = diff_runs(&plan, &res);
     let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
@@ -408,6 +429,8 @@ mod tests {
         let redirect = Series::read(&root.join("patches/xsk-redirect-xsk")).unwrap();
         assert!(adds_xmit_batch(&batch));
         assert!(!adds_xmit_batch(&redirect));
+        assert!(adds_redirect_xsk(&redirect));
+        assert!(!adds_redirect_xsk(&batch));
     }
 
     #[test]
@@ -422,11 +445,16 @@ mod tests {
             no_vm: false,
             empty: Default::default(),
         };
-        let text = vm::plan_text(&mutant_plan(true, &a));
+        let text = vm::plan_text(&mutant_plan((true, false), &a));
         assert!(text.contains("--profile batch --batch 16") && !text.contains("diff-mainline") && !text.contains("xskxceiver"), "{text}");
-        let text = vm::plan_text(&mutant_plan(false, &a));
+        assert!(!text.contains("--redirect"), "{text}");
+        let text = vm::plan_text(&mutant_plan((false, false), &a));
         assert!(text.contains("--profile 6.12") && text.contains("faults --json --batch 0") && !text.contains("--profile batch"), "{text}");
-        assert!(!text.contains("xskxceiver"), "{text}");
+        assert!(!text.contains("xskxceiver") && !text.contains("--redirect"), "{text}");
+        // xsk-redirect-xsk's mutants: caught only through bpf_redirect_xsk()
+        let text = vm::plan_text(&mutant_plan((false, true), &a));
+        assert!(text.contains("diff-mainline") && text.contains("faults --json --batch 0"), "{text}");
+        assert!(text.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 5 --seed 1\n"), "{text}");
     }
 
     #[test]

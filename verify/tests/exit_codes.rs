@@ -192,6 +192,7 @@ fn a_replay_under_an_unknown_profile_is_refused() {
         mismatch: None,
         batch: 0,
         budget: 32,
+        redirect: ringlab_kernel::bpf::Redirect::Map,
     };
     let f = std::env::temp_dir().join(format!("ringlab-replay-{}.json", std::process::id()));
     std::fs::write(&f, serde_json::to_string(&r).unwrap()).unwrap();

@@ -280,6 +280,12 @@ impl KernelDoc {
             } else if c.scenarios() == 0 {
                 p.push(format!("{k} {}: no scenario ran", c.name));
             }
+            if c.doc.as_ref().is_some_and(DiffDoc::fast_path_never_taken) {
+                p.push(format!("{k} {}: bpf_redirect_xsk()'s fast path was never taken: the check could not fail", c.name));
+            }
+            if c.doc.as_ref().is_some_and(DiffDoc::fallback_never_taken) {
+                p.push(format!("{k} {}: bpf_redirect_xsk()'s fallback was never taken", c.name));
+            }
             if let Some(ch) = c.doc.as_ref().and_then(|d| d.chain.as_ref()).filter(|ch| !ch.ok()) {
                 p.push(format!("{k} {}: {}", c.name, ch.words()));
             }
@@ -361,6 +367,23 @@ mod tests {
         assert_eq!(p.len(), 5, "{p:?}");
         assert!(p.iter().any(|l| l.contains("could not fail")));
         assert!(p.iter().any(|l| l.contains("m.patch was not caught")));
+    }
+
+    #[test]
+    fn a_redirect_xsk_campaign_that_never_took_a_path_is_named() {
+        use crate::bpf::{Paths, Redirect};
+        let mut d = passing();
+        let mut run = campaign("diff-redirect-xsk", 5, 0);
+        run.doc.as_mut().unwrap().redirect = Redirect::Xsk;
+        run.doc.as_mut().unwrap().paths = Some(Paths { fast_path: 7, fallback: 2 });
+        d.guests.as_mut().unwrap().diff.patched.runs.push(run);
+        assert_eq!(d.find_problems(), Vec::<String>::new());
+        let paths = &mut d.guests.as_mut().unwrap().diff.patched.runs[1].doc.as_mut().unwrap().paths;
+        *paths = Some(Paths { fast_path: 0, fallback: 0 });
+        let p = d.find_problems();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].contains("patched diff-redirect-xsk: bpf_redirect_xsk()'s fast path was never taken: the check could not fail"), "{p:?}");
+        assert!(p[1].contains("fallback was never taken"), "{p:?}");
     }
 
     #[test]

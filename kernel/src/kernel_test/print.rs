@@ -5,7 +5,7 @@ use super::doc::{opt, CampaignRun, FaultRun, KernelDoc};
 fn campaign_line(c: &CampaignRun) -> String {
     match (&c.error, &c.doc) {
         (Some(e), _) => format!("error: {e}"),
-        (None, Some(d)) => format!("{} scenarios, {} operations, {} divergences", d.scenarios, d.operations, d.divergences),
+        (None, Some(d)) => format!("{} scenarios, {} operations, {} divergences{}", d.scenarios, d.operations, d.divergences, d.paths_words()),
         (None, None) => "no result".into(),
     }
 }

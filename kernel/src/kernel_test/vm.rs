@@ -34,6 +34,9 @@ pub struct Plan {
     /// The 6.12 (mainline) profile, for the baseline kernel.
     pub mainline: bool,
     pub campaigns: Vec<Campaign>,
+    /// The 6.12 profile's receive scenarios through bpf_redirect_xsk(),
+    /// for a series that adds XDP_REDIRECT_XSK.
+    pub redirect_xsk: bool,
     pub faults: Vec<Campaign>,
     pub scenarios: u64,
     pub fault_rounds: u64,
@@ -50,6 +53,9 @@ impl Campaign {
     }
 }
 
+/// The plan step of the bpf_redirect_xsk() campaign.
+pub const REDIRECT_XSK_STEP: &str = "diff-redirect-xsk";
+
 /// The plan file guest/init reads: `NAME TIMEOUT_SECONDS COMMAND...`.
 pub fn plan_text(p: &Plan) -> String {
     let d = "/ringlab/ringlab";
@@ -63,6 +69,12 @@ pub fn plan_text(p: &Plan) -> String {
     let (diff, faults) = (step_limit(p.scenarios), step_limit(p.fault_rounds));
     if p.mainline {
         t += &format!("diff-mainline {diff} {d} diff --json --no-chain --profile 6.12 --scenarios {} --seed {}\n", p.scenarios, p.seed);
+    }
+    if p.redirect_xsk {
+        t += &format!(
+            "{REDIRECT_XSK_STEP} {diff} {d} diff --json --no-chain --profile 6.12 --redirect xsk --scenarios {} --seed {}\n",
+            p.scenarios, p.seed
+        );
     }
     // each campaign its own seed (seed + its place), so no two draw the
     // same scenarios; every seed is in the campaign's JSON
@@ -237,6 +249,7 @@ mod tests {
             xskxceiver: true,
             mainline: true,
             campaigns: vec![Campaign { batch: 16, budget: 64 }],
+            redirect_xsk: true,
             faults: vec![Campaign { batch: 0, budget: 32 }],
             scenarios: 7,
             fault_rounds: 9,
@@ -247,8 +260,10 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        // probe 300, xskxceiver 2400, mainline, one diff, one fault: 601 each
-        assert_eq!(vm_limit(&p), 300 + 2400 + 3 * 601 + 300);
+        // probe 300, xskxceiver 2400, mainline, redirect-xsk, one diff, one fault: 601 each
+        assert_eq!(vm_limit(&p), 300 + 2400 + 4 * 601 + 300);
+        assert!(t.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 7 --seed 3\n"), "{t}");
+        assert!(!plan_text(&Plan { redirect_xsk: false, ..p }).contains("redirect"));
         assert!(t.contains("diff-batch16-budget64 601 /ringlab/ringlab diff --json --no-chain --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));
         assert!(t.contains("faults-batch0-budget32 601 /ringlab/ringlab faults --json --batch 0 --budget 32 --rounds 9 --seed 3"));
     }

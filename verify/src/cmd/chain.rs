@@ -140,7 +140,7 @@ pub fn vm_campaign(c: &DiffDoc) -> ChainDoc {
     }
     let p = vm_profile(c);
     let cands: Vec<(u64, Scenario)> =
-        chain_candidates(c.seed, c.scenarios, &c.diverged_seeds, &p).into_iter().map(|c| (c.seed, c.scenario)).collect();
+        chain_candidates(c.seed, c.scenarios, c.receive_only(), &c.diverged_seeds, &p).into_iter().map(|c| (c.seed, c.scenario)).collect();
     validate(&cands, &p, None, c.example.as_ref())
 }
 

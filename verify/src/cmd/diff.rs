@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use ringlab_kernel::bpf::Redirect;
 use ringlab_kernel::campaign::{self, Opts, Summary};
 use ringlab_kernel::diff_doc::{ChainDoc, DiffDoc};
 use ringlab_kernel::env::{release, skip_reason};
@@ -56,6 +57,12 @@ pub struct DiffArgs {
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+    /// The helper the XDP program redirects with: bpf_redirect_map(), or
+    /// bpf_redirect_xsk() (kernel/patches/xsk-redirect-xsk), with which
+    /// the campaign runs receive scenarios only and must take its fast
+    /// path
+    #[arg(long, value_enum, default_value_t = Redirect::Map, conflicts_with = "replay")]
+    redirect: Redirect,
     #[command(flatten)]
     empty: AllowEmpty,
 }
@@ -127,7 +134,10 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     let out_dir = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
     let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None };
     let (sum, tx) = match a.profile {
-        None => (campaign::run(opts).map_err(|e| e.to_string())?, TxArgs { batch: 0, budget: TX_BATCH_SIZE }),
+        None => {
+            let p = Profile::for_release(&release());
+            (campaign::run_redirect(opts, p, usize::MAX, a.redirect).map_err(|e| e.to_string())?, TxArgs { batch: 0, budget: TX_BATCH_SIZE })
+        }
         Some(name) => {
             let p = profile(name, a.tx)?;
             // Batch 0 sets no batch option: make sure the series is there all the same.
@@ -135,7 +145,7 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
                 return Err("the running kernel has no XDP_GENERIC_XMIT_BATCH (is the series applied?)".into());
             }
             eprintln!("diff: kernel {}, profile {} (batch {}, budget {}), {} scenarios", release(), p.name, a.tx.batch, a.tx.budget, a.scenarios);
-            (campaign::run_with(opts, p, 1).map_err(|e| format!("campaign: {e}"))?, a.tx)
+            (campaign::run_redirect(opts, p, 1, a.redirect).map_err(|e| format!("campaign: {e}"))?, a.tx)
         }
     };
     let mut doc = DiffDoc::of(&sum, tx.batch, tx.budget);
@@ -144,12 +154,23 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
         doc.chain = Some(chain_of(&sum, itf.as_deref(), true));
         doc.rx_chain = Some(rx_chain_of(&sum, true));
     }
+    if doc.fast_path_never_taken() {
+        eprintln!("diff: bpf_redirect_xsk(): the fast path was never taken: the check could not fail");
+    }
     if a.json {
         // one line: the test VM's host reads the last JSON line of stdout
         let out = DiffOut { header: Header::new("diff"), doc: &doc };
         println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
     } else {
         print_summary(&sum);
+        if sum.redirect == Redirect::Xsk {
+            println!(
+                "bpf_redirect_xsk: {} frames by the fast path (XDP_REDIRECT_XSK), {} by the fallback (XDP_REDIRECT){}",
+                sum.paths.fast_path,
+                sum.paths.fallback,
+                if doc.fast_path_never_taken() { ": the fast path was never taken: the check could not fail" } else { "" }
+            );
+        }
         for c in doc.chain.iter().chain(&doc.rx_chain) {
             println!("{}", chain_line(c));
         }
