@@ -8,8 +8,10 @@
 //! the two together run on each mutant its models let through
 //! (`reference`). A mutant is killed when a check's outcome changes, unviable
 //! when it does not even parse or build; every survivor is either killed
-//! by a new check or listed, with a reason, in `reviewed.json`.
+//! by a new check or listed, with a reason, in `reviewed.json`. Edits
+//! inside the code of ringlab's own named mutants (`named`) are left out.
 
+pub mod named;
 pub mod reference;
 pub mod reviewed;
 pub mod rust_run;

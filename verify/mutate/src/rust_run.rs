@@ -153,6 +153,14 @@ fn listed(tree: &Path, target: &Path, c: &Crate) -> Result<Vec<Listed>, String> 
     serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo mutants --list --json: {e}"))
 }
 
+/// Whether `m` edits code that runs only under one of ringlab's named
+/// mutants (crate::named): never reached by the tests, a certain survivor.
+fn in_named_mutant(tree: &Path, m: &Listed) -> bool {
+    let Ok(text) = std::fs::read_to_string(tree.join(&m.file)) else { return false };
+    let (start, end) = ((m.span.start.line, m.span.start.column), (m.span.end.line, m.span.end.column));
+    crate::named::dead_blocks(&text).iter().any(|b| b.holds(start, end))
+}
+
 /// A mutant's name without its column, the part that survives edits
 /// elsewhere in the line: `file:line: what`.
 fn stable(name: &str) -> String {
@@ -293,10 +301,10 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
     let mut out = Vec::new();
     let mut limits = Limits::default();
     for c in CRATES.iter().filter(|c| opts.crates.is_empty() || opts.crates.iter().any(|n| n == c.package)) {
-        let all: Vec<Listed> = listed(&tree, &target, c)?
+        let (all, named): (Vec<Listed>, Vec<Listed>) = listed(&tree, &target, c)?
             .into_iter()
             .filter(|m| opts.only.is_empty() || opts.only.iter().any(|o| m.name.contains(o.as_str())))
-            .collect();
+            .partition(|m| !in_named_mutant(&tree, m));
         let chosen: Vec<&Listed> = match opts.sample {
             Some(n) => {
                 let ids: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
@@ -306,7 +314,14 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
             None => all.iter().collect(),
         };
         if opts.progress {
-            eprintln!("  {}: {} mutants ({} in all), tests of {}", c.package, chosen.len(), all.len(), c.tests.join(", "));
+            eprintln!(
+                "  {}: {} mutants ({} in all; {} inside named mutants' code left out), tests of {}",
+                c.package,
+                chosen.len(),
+                all.len(),
+                named.len(),
+                c.tests.join(", ")
+            );
         }
         if chosen.is_empty() {
             continue;
