@@ -152,10 +152,15 @@ pub fn chain_candidates(seed: u64, scenarios: u64, receive_only: bool, diverged:
         .collect()
 }
 
+/// Scenario `i`'s draw from the campaign's seed.
+fn draw(seed: u64, i: u64) -> u64 {
+    Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+}
+
 /// The seed of scenario `i` of a campaign seeded `seed`. The first one
 /// carries the boundary grid (gen_grid.rs), so every campaign sends it.
 pub fn scenario_seed(seed: u64, i: u64) -> u64 {
-    let s = Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
+    let s = draw(seed, i);
     if i == 0 {
         gen_grid::with_grid(s)
     } else {
@@ -166,7 +171,7 @@ pub fn scenario_seed(seed: u64, i: u64) -> u64 {
 /// The seed of scenario `i` of a campaign of receive scenarios only
 /// (gen_rx.rs): scenario_seed's draw moved to a receive seed, no grid.
 pub fn scenario_seed_rx(seed: u64, i: u64) -> u64 {
-    let s = Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
+    let s = draw(seed, i);
     s - s % 8 + 3
 }
 

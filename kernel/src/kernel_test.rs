@@ -121,26 +121,13 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     step("building the patched kernel");
     let (patched_src, patched_build) = vm::build(root, &patched)?;
 
-    let plan_base = Plan {
-        xskxceiver: true,
-        mainline: true,
-        campaigns: vec![],
-        redirect_xsk: false,
-        faults: vec![Campaign { batch: 0, budget: 32 }],
-        scenarios: a.scenarios,
-        fault_rounds: a.fault_rounds,
-        seed: a.seed,
-    };
-    // The batch campaigns set XDP_GENERIC_XMIT_BATCH; a series that does
-    // not add it gets the released kernel's plan, which its guest can run.
+    let plan_base = base_plan(a);
     let batch = adds_xmit_batch(&series);
     let redirect_xsk = adds_redirect_xsk(&series);
-    let plan_patched = if batch {
-        Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), redirect_xsk, ..plan_base.clone() }
-    } else {
+    if !batch {
         eprintln!("kernel-test: the series adds no XDP_GENERIC_XMIT_BATCH: its guest runs the 6.12 profile, as the released kernel's does");
-        Plan { redirect_xsk, ..plan_base.clone() }
-    };
+    }
+    let plan_patched = patched_plan(&plan_base, batch, redirect_xsk);
     if redirect_xsk {
         eprintln!("kernel-test: the series adds XDP_REDIRECT_XSK: its guest also runs receive scenarios through bpf_redirect_xsk() ({REDIRECT_XSK_STEP})");
     }
@@ -151,7 +138,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
-        mutants.push(mutant(root, &series, &patched, (batch, redirect_xsk), m, a).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
+        mutants.push(mutant(root, &series, &patched, &mutant_plan(&plan_patched, batch), m).unwrap_or_else(|e| MutantRun { patch: m.display().to_string(), error: Some(e), ..Default::default() }));
     }
 
     let runs = diff_runs(&plan_patched, &patched_res);
@@ -344,24 +331,47 @@ fn w1_check(tree: &Path, build: &Path, s: &Series) -> W1 {
     }
 }
 
-/// What a mutant's guest runs: the batch campaign where the series adds
-/// XDP_GENERIC_XMIT_BATCH, otherwise the released kernel's 6.12 diff and
-/// batch-0 faults (what the patched kernel of such a series runs); the
-/// bpf_redirect_xsk() campaign where it adds XDP_REDIRECT_XSK; no
-/// xskxceiver.
-fn mutant_plan((batch, redirect_xsk): (bool, bool), a: &KernelTestArgs) -> Plan {
-    let (mainline, campaigns, faults) = if batch {
-        (false, MUTANT_CAMPAIGNS.to_vec(), MUTANT_CAMPAIGNS.to_vec())
+/// What the released kernel's guest runs.
+fn base_plan(a: &KernelTestArgs) -> Plan {
+    Plan {
+        xskxceiver: true,
+        mainline: true,
+        campaigns: vec![],
+        redirect_xsk: false,
+        faults: vec![Campaign { batch: 0, budget: 32 }],
+        scenarios: a.scenarios,
+        fault_rounds: a.fault_rounds,
+        seed: a.seed,
+    }
+}
+
+/// What the patched kernel's guest runs: the batch campaigns, which set
+/// XDP_GENERIC_XMIT_BATCH, where the series adds it, otherwise the
+/// released kernel's plan; the bpf_redirect_xsk() campaign where it adds
+/// XDP_REDIRECT_XSK.
+fn patched_plan(base: &Plan, batch: bool, redirect_xsk: bool) -> Plan {
+    if batch {
+        Plan { mainline: false, campaigns: PATCHED_CAMPAIGNS.to_vec(), faults: PATCHED_FAULTS.to_vec(), redirect_xsk, ..base.clone() }
     } else {
-        (true, vec![], vec![Campaign { batch: 0, budget: 32 }])
-    };
-    Plan { xskxceiver: false, mainline, campaigns, redirect_xsk, faults, scenarios: a.scenarios, fault_rounds: a.fault_rounds, seed: a.seed }
+        Plan { redirect_xsk, ..base.clone() }
+    }
+}
+
+/// What a mutant's guest runs: its series' patched plan without
+/// xskxceiver, and for a series that adds XDP_GENERIC_XMIT_BATCH one
+/// batch campaign and its faults instead of all of them.
+fn mutant_plan(patched: &Plan, batch: bool) -> Plan {
+    let mut p = Plan { xskxceiver: false, ..patched.clone() };
+    if batch {
+        (p.campaigns, p.faults) = (MUTANT_CAMPAIGNS.to_vec(), MUTANT_CAMPAIGNS.to_vec());
+    }
+    p
 }
 
 /// The series plus one mutant patch, built, booted and compared: caught
 /// when a campaign diverges, a fault campaign finds a lost, doubly
 /// completed or leaked frame, or the guest's kernel crashes.
-fn mutant(root: &Path, s: &Series, patched: &Kernel, adds: (bool, bool), patch: &Path, a: &KernelTestArgs) -> Result<MutantRun, String> {
+fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
     let _ = std::fs::remove_dir_all(&dir);
@@ -373,10 +383,9 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, adds: (bool, bool), patch: 
     let k = Kernel { label: format!("mutant-{stem}"), series: Some(dir), seed: Some(patched.label.clone()) };
     step(&format!("building and booting mutant {stem}"));
     let (src, build_s) = vm::build(root, &k)?;
-    let plan = mutant_plan(adds, a);
     let payload = vm::payload(root, &k, &src)?;
     let t = std::time::Instant::now();
-    let (res, boot_s) = match vm::boot(root, &k, &plan, &payload) {
+    let (res, boot_s) = match vm::boot(root, &k, plan, &payload) {
         Ok(r) => r,
         // a kernel that crashes is caught, by the crash
         Err(vm::BootError::Crashed(c)) => {
@@ -391,7 +400,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, adds: (bool, bool), patch: 
         }
         Err(e) => return Err(e.into()),
     };
-    let runs = diff_runs(&plan, &res);
+    let runs = diff_runs(plan, &res);
     let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
@@ -445,14 +454,15 @@ mod tests {
             no_vm: false,
             empty: Default::default(),
         };
-        let text = vm::plan_text(&mutant_plan((true, false), &a));
+        let plan = |batch, redirect_xsk| mutant_plan(&patched_plan(&base_plan(&a), batch, redirect_xsk), batch);
+        let text = vm::plan_text(&plan(true, false));
         assert!(text.contains("--profile batch --batch 16") && !text.contains("diff-mainline") && !text.contains("xskxceiver"), "{text}");
         assert!(!text.contains("--redirect"), "{text}");
-        let text = vm::plan_text(&mutant_plan((false, false), &a));
+        let text = vm::plan_text(&plan(false, false));
         assert!(text.contains("--profile 6.12") && text.contains("faults --json --batch 0") && !text.contains("--profile batch"), "{text}");
         assert!(!text.contains("xskxceiver") && !text.contains("--redirect"), "{text}");
         // xsk-redirect-xsk's mutants: caught only through bpf_redirect_xsk()
-        let text = vm::plan_text(&mutant_plan((false, true), &a));
+        let text = vm::plan_text(&plan(false, true));
         assert!(text.contains("diff-mainline") && text.contains("faults --json --batch 0"), "{text}");
         assert!(text.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 5 --seed 1\n"), "{text}");
     }
