@@ -4,7 +4,9 @@
 //! happened. Which allocations are failable is set in debugfs: with
 //! ignore-gfp-wait N, also those that may sleep (GFP_KERNEL, the skbs of
 //! copy-mode transmit). Probability stays 0, so nothing fails unless
-//! armed.
+//! armed. fail-nth counts only calls in task context; the receive path
+//! runs in softirq, where faults are armed by probability instead
+//! (`Knobs::atomic`, `Armed`).
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -73,6 +75,28 @@ impl Knobs {
         Ok(k)
     }
 
+    /// For faults armed by probability (Armed) in any context: only
+    /// allocations that cannot sleep fail (ignore-gfp-wait Y: the
+    /// sender's own GFP_KERNEL allocations never do), every task
+    /// (task-filter N), every call counted (interval 1, space 0), order-0
+    /// pages too (min-order 0), one line per injected fault (verbose 1);
+    /// probability 0 and times 0 until armed.
+    pub fn atomic() -> io::Result<Knobs> {
+        let mut k = Knobs { saved: Vec::new() };
+        for dir in [FAILSLAB, FAIL_PAGE_ALLOC] {
+            let d = Path::new(dir);
+            k.write(d.join("probability"), "0")?;
+            k.write(d.join("times"), "0")?;
+            k.write(d.join("interval"), "1")?;
+            k.write(d.join("space"), "0")?;
+            k.write(d.join("task-filter"), "N")?;
+            k.write(d.join("ignore-gfp-wait"), "Y")?;
+            k.write(d.join("verbose"), "1")?;
+        }
+        k.write(Path::new(FAIL_PAGE_ALLOC).join("min-order"), "0")?;
+        Ok(k)
+    }
+
     fn write(&mut self, path: PathBuf, val: &str) -> io::Result<()> {
         let old = std::fs::read_to_string(&path).map_err(|e| with_path(&path, e))?;
         std::fs::write(&path, val).map_err(|e| with_path(&path, e))?;
@@ -89,6 +113,39 @@ impl Drop for Knobs {
             }
         }
     }
+}
+
+/// One fault attribute (failslab or fail_page_alloc) armed by
+/// probability for a while: `times` faults at most, then disarmed, and
+/// how many fired (each one decrements `times`).
+pub struct Armed {
+    dir: &'static str,
+    times: u32,
+}
+
+impl Armed {
+    /// `times` faults at most, each failable call failing with
+    /// `percent`% probability.
+    pub fn arm(dir: &'static str, percent: u32, times: u32) -> io::Result<Armed> {
+        put(dir, "times", &times.to_string())?;
+        put(dir, "probability", &percent.to_string())?;
+        Ok(Armed { dir, times })
+    }
+
+    /// Probability 0 (nothing fails from here on), then the faults that
+    /// fired.
+    pub fn disarm(self) -> io::Result<u64> {
+        put(self.dir, "probability", "0")?;
+        let path = Path::new(self.dir).join("times");
+        let left: i64 = std::fs::read_to_string(&path).map_err(|e| with_path(&path, e))?.trim().parse().map_err(io::Error::other)?;
+        put(self.dir, "times", "0")?;
+        Ok((self.times as i64 - left).max(0) as u64)
+    }
+}
+
+fn put(dir: &str, knob: &str, val: &str) -> io::Result<()> {
+    let path = Path::new(dir).join(knob);
+    std::fs::write(&path, val).map_err(|e| with_path(&path, e))
 }
 
 fn with_path(path: impl AsRef<Path>, e: io::Error) -> io::Error {

@@ -6,6 +6,9 @@
 //! the sandbox's veth, the batch series' options as asked (none for batch
 //! 0 and budget 32, so it also runs on kernels without the series).
 
+#[path = "faults_rx.rs"]
+pub mod rx;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::sync::atomic::Ordering::Acquire;

@@ -6,12 +6,14 @@
 //! ringlab's differential campaigns (the released kernel against the
 //! model's 6.12 profile, the patched one against its batch profile at
 //! several batch sizes and budgets, and through bpf_redirect_xsk() where
-//! the series adds XDP_REDIRECT_XSK) and fault-injection campaigns. A
+//! the series adds XDP_REDIRECT_XSK), fault-injection campaigns on the
+//! transmit and the receive path, and kmemleak over all of them. A
 //! mutant patch (`--mutant`) is tested on top of the series and must be
 //! caught. The result is one JSON document (target/ringlab/kernel/kernel.json),
 //! the "kernel" section of `ringlab verify --json --kernel`.
 
 pub mod doc;
+pub mod kmemleak;
 mod print;
 
 pub use print::print;
@@ -25,9 +27,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 pub use doc::KernelDoc;
-use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
+use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
 use series::Series;
-use vm::{Campaign, Kernel, Plan, REDIRECT_XSK_STEP};
+use vm::{Campaign, Kernel, Plan, FAULTS_RX_STEP, REDIRECT_XSK_STEP};
 
 #[derive(Args, Clone)]
 pub struct KernelTestArgs {
@@ -142,11 +144,10 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     }
 
     let runs = diff_runs(&plan_patched, &patched_res);
-    let fault_runs: Vec<FaultRun> = plan_base
-        .faults
-        .iter()
-        .map(|c| tagged(results::faults(&base_res, &c.fault_name()), "baseline"))
-        .chain(plan_patched.faults.iter().map(|c| tagged(results::faults(&patched_res, &c.fault_name()), "patched")))
+    let fault_runs: Vec<FaultRun> = fault_runs(&plan_base, &base_res)
+        .into_iter()
+        .map(|f| tagged(f, "baseline"))
+        .chain(fault_runs(&plan_patched, &patched_res).into_iter().map(|f| tagged(f, "patched")))
         .collect();
     let (xsk_base, xsk_patched) = (results::xskxceiver(&base_res), results::xskxceiver(&patched_res));
     let mut doc = static_doc(&shown, &series, &cp, w1, a);
@@ -162,6 +163,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
             },
         },
         faults: FaultRuns::of(fault_runs),
+        kmemleak: KmemleakPair { baseline: results::kmemleak(&base_res), patched: results::kmemleak(&patched_res) },
         mutants,
         probe: ProbePair { baseline: results::probe(&base_res), patched: results::probe(&patched_res) },
         times: Times {
@@ -213,6 +215,15 @@ fn diff_runs(plan: &Plan, res: &Path) -> Vec<CampaignRun> {
     }
     if plan.redirect_xsk {
         runs.push(results::campaign(res, REDIRECT_XSK_STEP));
+    }
+    runs
+}
+
+/// The fault campaigns `plan` ran, read from a guest's results.
+fn fault_runs(plan: &Plan, res: &Path) -> Vec<FaultRun> {
+    let mut runs: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(res, &c.fault_name())).collect();
+    if plan.faults_rx {
+        runs.push(results::faults_rx(res, FAULTS_RX_STEP));
     }
     runs
 }
@@ -339,6 +350,7 @@ fn base_plan(a: &KernelTestArgs) -> Plan {
         campaigns: vec![],
         redirect_xsk: false,
         faults: vec![Campaign { batch: 0, budget: 32 }],
+        faults_rx: true,
         scenarios: a.scenarios,
         fault_rounds: a.fault_rounds,
         seed: a.seed,
@@ -370,7 +382,8 @@ fn mutant_plan(patched: &Plan, batch: bool) -> Plan {
 
 /// The series plus one mutant patch, built, booted and compared: caught
 /// when a campaign diverges, a fault campaign finds a lost, doubly
-/// completed or leaked frame, or the guest's kernel crashes.
+/// completed or leaked frame, kmemleak reports a leak, or the guest's
+/// kernel crashes.
 fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) -> Result<MutantRun, String> {
     let stem = patch.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let dir = vm::work_dir(root).join("mutant-series").join(&stem);
@@ -401,7 +414,8 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
         Err(e) => return Err(e.into()),
     };
     let runs = diff_runs(plan, &res);
-    let faults: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(&res, &c.fault_name())).collect();
+    let faults = fault_runs(plan, &res);
+    let leaks = results::kmemleak(&res);
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
     let caught_by: Vec<String> = [
@@ -409,6 +423,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
         ("faults:lost", broke(FaultRun::lost)),
         ("faults:double", broke(FaultRun::double)),
         ("faults:leaks", broke(FaultRun::leaks)),
+        ("kmemleak", leaks.unreferenced > 0),
     ]
     .into_iter()
     .filter_map(|(name, hit)| hit.then(|| name.to_string()))
@@ -422,6 +437,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
         divergence,
         runs,
         faults,
+        kmemleak: Some(leaks),
         crash: None,
         times: Some(MutantTimes { build_s: round(build_s), boot_s: round(boot_s) }),
     })

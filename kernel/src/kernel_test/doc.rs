@@ -8,6 +8,8 @@ use ringlab_model::schema::Header;
 
 use super::series::{Checkpatch, Step};
 use crate::diff_doc::DiffDoc;
+use super::kmemleak::Kmemleak;
+use crate::faults::rx::FaultRxReport;
 use crate::faults::FaultReport;
 use crate::probe::Probe;
 
@@ -58,6 +60,9 @@ pub struct Guests {
     pub xskxceiver: XskxceiverPair,
     pub diff: DiffRuns,
     pub faults: FaultRuns,
+    /// What kmemleak found in each guest after the campaigns.
+    #[serde(default)]
+    pub kmemleak: KmemleakPair,
     pub mutants: Vec<MutantRun>,
     pub probe: ProbePair,
     pub times: Times,
@@ -120,6 +125,12 @@ impl CampaignRun {
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct KmemleakPair {
+    pub baseline: Kmemleak,
+    pub patched: Kmemleak,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DiffRuns {
     pub baseline: CampaignRun,
     pub patched: PatchedRuns,
@@ -148,23 +159,40 @@ pub struct FaultRun {
     pub rc: Option<i32>,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub report: Option<FaultReport>,
+    /// The receive-path campaign's report (faults-rx).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx: Option<FaultRxReport>,
 }
 
 impl FaultRun {
-    fn count(&self, f: fn(&FaultReport) -> u64) -> u64 {
-        self.report.as_ref().map_or(0, f)
+    fn count(&self, f: fn(&FaultReport) -> u64, g: fn(&FaultRxReport) -> u64) -> u64 {
+        self.report.as_ref().map_or(0, f) + self.rx.as_ref().map_or(0, g)
     }
     pub fn injected(&self) -> u64 {
-        self.count(|r| r.injected)
+        self.count(|r| r.injected, |r| r.injected)
     }
+    /// Frames lost: submitted and never completed (TX), in no counter (RX).
     pub fn lost(&self) -> u64 {
-        self.count(|r| r.lost)
+        self.count(|r| r.lost, |r| r.lost)
     }
+    /// Completed twice (TX); counted twice, or frames or buffers on the
+    /// RX ring twice (RX).
     pub fn double(&self) -> u64 {
-        self.count(|r| r.double)
+        self.count(|r| r.double, |r| r.double)
     }
+    /// CQ slots leaked (TX), fill-ring buffers lost (RX).
     pub fn leaks(&self) -> u64 {
-        self.count(|r| r.leaks)
+        self.count(|r| r.leaks, |r| r.leaks)
+    }
+    /// The ledger's lines where it does not balance.
+    pub fn problems(&self) -> Vec<String> {
+        match (&self.report, &self.rx) {
+            (_, Some(rx)) => rx.problems.clone(),
+            (Some(r), None) if self.lost() + self.double() + self.leaks() > 0 => {
+                vec![format!("{} lost, {} completed twice, {} CQ slots leaked", r.lost, r.double, r.leaks)]
+            }
+            _ => vec![],
+        }
     }
 }
 
@@ -199,6 +227,8 @@ pub struct MutantRun {
     pub runs: Vec<CampaignRun>,
     #[serde(default)]
     pub faults: Vec<FaultRun>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kmemleak: Option<Kmemleak>,
     /// The guest's kernel crashed (oops, BUG, stall, lockup): what and
     /// in which plan step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -298,8 +328,13 @@ impl KernelDoc {
                 p.push(format!("{name}: skipped ({why})"));
             } else if f.injected() == 0 {
                 p.push(format!("{name}: no fault was injected, so the campaign could not fail"));
-            } else if f.lost() + f.double() + f.leaks() > 0 {
-                p.push(format!("{name}: {} lost, {} completed twice, {} CQ slots leaked", f.lost(), f.double(), f.leaks()));
+            } else {
+                p.extend(f.problems().into_iter().map(|l| format!("{name}: {l}")));
+            }
+        }
+        for (k, m) in [("baseline", &g.kmemleak.baseline), ("patched", &g.kmemleak.patched)] {
+            if let Some(l) = m.problem() {
+                p.push(format!("{k} kernel: {l}"));
             }
         }
         for m in g.mutants.iter().filter(|m| !m.caught) {
@@ -325,6 +360,7 @@ mod tests {
 
     fn passing() -> KernelDoc {
         let x = Xskxceiver { pass: Some(3), fail: Some(0), ..Default::default() };
+        let clean = Kmemleak { scans: 2, ..Default::default() };
         let fault = FaultRun {
             name: "faults-batch0-budget32".into(),
             kernel_label: Some("baseline".into()),
@@ -342,6 +378,7 @@ mod tests {
                     patched: PatchedRuns { runs: vec![campaign("diff-batch16-budget64", 5, 0)], ..Default::default() },
                 },
                 faults: FaultRuns::of(vec![fault]),
+                kmemleak: KmemleakPair { baseline: clean.clone(), patched: clean },
                 mutants: vec![MutantRun { patch: "m.patch".into(), caught: true, ..Default::default() }],
                 ..Default::default()
             }),
@@ -387,8 +424,55 @@ mod tests {
     }
 
     #[test]
-    fn the_document_reads_back() {
+    fn kmemleak_leaks_and_skips_fail_the_run() {
+        use super::super::kmemleak::Leak;
         let mut d = passing();
+        let g = d.guests.as_mut().unwrap();
+        g.kmemleak.patched = Kmemleak {
+            scans: 2,
+            unreferenced: 3,
+            first: Some(Leak { object: "0xffff888004a1c000".into(), size: 232, comm: "\"ringlab\", pid 9".into(), backtrace: vec!["__alloc_skb+0x9c/0x1a0".into(), "veth_xdp_rcv+0x1f3/0x2d0".into()] }),
+            ..Default::default()
+        };
+        g.kmemleak.baseline = Kmemleak { skipped: Some("no /sys/kernel/debug/kmemleak".into()), ..Default::default() };
+        let p = d.find_problems();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p[0], "baseline kernel: kmemleak: SKIP (no /sys/kernel/debug/kmemleak): leaks were not checked");
+        assert!(p[1].starts_with("patched kernel: kmemleak: 3 unreferenced objects; the first, 0xffff888004a1c000"), "{p:?}");
+        assert!(p[1].ends_with("allocated at __alloc_skb+0x9c/0x1a0 <- veth_xdp_rcv+0x1f3/0x2d0"), "{p:?}");
+        // a guest whose scan never ran is no pass either
+        d.guests.as_mut().unwrap().kmemleak.baseline = Kmemleak::default();
+        assert!(d.find_problems()[0].contains("no scan ran"));
+    }
+
+    #[test]
+    fn a_receive_fault_ledger_that_does_not_balance_fails() {
+        use crate::faults::rx::{FaultRxReport, Ledger};
+        let mut d = passing();
+        let ledger = Ledger { sent: 10, redirected: 9, on_rx_ring: 9, ..Default::default() };
+        let rx = FaultRxReport { injected: 5, problems: ledger.check(), lost: 1, ledger, ..Default::default() };
+        let run = FaultRun { name: "faults-rx".into(), kernel_label: Some("patched".into()), rx: Some(rx), ..Default::default() };
+        d.guests.as_mut().unwrap().faults = FaultRuns::of(vec![run.clone()]);
+        let p = d.find_problems();
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("patched faults-rx: 1 frames in no counter: 10 sent"), "{p:?}");
+        assert_eq!(d.guests.as_ref().unwrap().faults.lost, 1);
+        // none injected: the campaign could not fail
+        let mut quiet = run;
+        quiet.rx.as_mut().unwrap().injected = 0;
+        d.guests.as_mut().unwrap().faults = FaultRuns::of(vec![quiet]);
+        assert!(d.find_problems()[0].contains("no fault was injected"));
+    }
+
+    #[test]
+    fn the_document_reads_back() {
+        use crate::faults::rx::{FaultRxReport, Ledger};
+        let mut d = passing();
+        let rx = FaultRxReport { injected: 3, ledger: Ledger { sent: 4, ..Default::default() }, ..Default::default() };
+        let g = d.guests.as_mut().unwrap();
+        let mut runs = g.faults.runs.clone();
+        runs.push(FaultRun { name: "faults-rx".into(), kernel_label: Some("baseline".into()), rx: Some(rx), ..Default::default() });
+        g.faults = FaultRuns::of(runs);
         d.problems = d.find_problems();
         let text = serde_json::to_string(&d).unwrap();
         let back: KernelDoc = serde_json::from_str(&text).unwrap();
@@ -396,7 +480,10 @@ mod tests {
         // The summary keys stay where readers of kernel.json find them.
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["diff"]["patched"]["runs"][0]["name"], "diff-batch16-budget64");
-        assert_eq!(v["faults"]["injected"], 4);
+        assert_eq!(v["faults"]["injected"], 7);
+        assert_eq!(v["faults"]["runs"][1]["rx"]["ledger"]["sent"], 4);
+        assert!(back.guests.as_ref().unwrap().faults.runs[1].report.is_none());
+        assert_eq!(v["kmemleak"]["patched"]["scans"], 2);
         assert_eq!(v["xskxceiver"]["baseline"]["pass"], 3);
     }
 }

@@ -1,6 +1,7 @@
 //! The kernel-test table on stdout.
 
 use super::doc::{opt, CampaignRun, FaultRun, KernelDoc};
+use super::kmemleak::Kmemleak;
 
 fn campaign_line(c: &CampaignRun) -> String {
     match (&c.error, &c.doc) {
@@ -10,12 +11,45 @@ fn campaign_line(c: &CampaignRun) -> String {
     }
 }
 
+fn kmemleak_line(k: &Kmemleak) -> String {
+    match (&k.error, &k.skipped, &k.first) {
+        (Some(e), _, _) => format!("error: {e}"),
+        (_, Some(w), _) => format!("SKIPPED: {w}"),
+        (_, _, Some(l)) => format!("{} unreferenced objects after {} scans; first {} from {}", k.unreferenced, k.scans, l.object, l.backtrace.first().map_or("?", String::as_str)),
+        _ => format!("{} unreferenced objects after {} scans", k.unreferenced, k.scans),
+    }
+}
+
 fn fault_line(f: &FaultRun) -> String {
     match (&f.error, &f.skipped, &f.report) {
         (Some(e), _, _) => format!("error: {e}"),
         (_, Some(w), _) => format!("SKIPPED: {w}"),
         (_, _, Some(r)) => format!("{} rounds, {} faults injected, {} lost, {} double, {} leaked", r.rounds, r.injected, r.lost, r.double, r.leaks),
-        _ => "no result".into(),
+        _ => match &f.rx {
+            Some(r) => {
+                let l = &r.ledger;
+                format!(
+                    "{} rounds, {} faults injected ({} slab, {} page); {} frames sent: {} refused by sendto, {} dropped before the XDP program, {} dropped or passed by it, {} redirected: {} on the RX ring, {} rx_dropped, {} rx_ring_full; {} lost, {} double, {} of {} buffers lost",
+                    r.rounds,
+                    r.injected,
+                    r.injected_slab,
+                    r.injected_page,
+                    l.sent,
+                    l.send_errors.values().sum::<u64>(),
+                    r.dropped_before_program,
+                    l.not_redirected,
+                    l.redirected,
+                    l.on_rx_ring,
+                    l.rx_dropped,
+                    l.rx_ring_full,
+                    r.lost,
+                    r.double,
+                    r.leaks,
+                    l.buffers_given
+                )
+            }
+            None => "no result".into(),
+        },
     }
 }
 
@@ -52,6 +86,12 @@ pub fn print(d: &KernelDoc) {
             }
             for f in &g.faults.runs {
                 println!("  faults {:<8} {:<24} {}", f.kernel_label.as_deref().unwrap_or("?"), f.name, fault_line(f));
+            }
+            for (k, m) in [("baseline", &g.kmemleak.baseline), ("patched", &g.kmemleak.patched)] {
+                println!("  kmemleak {k:<8} {}", kmemleak_line(m));
+                for l in m.first.iter().flat_map(|f| f.backtrace.iter()).skip(1).take(8) {
+                    println!("      {l}");
+                }
             }
             for m in &g.mutants {
                 let how = if m.caught { format!("caught by {}", m.caught_by.join(", ")) } else { "NOT caught".into() };

@@ -6,7 +6,9 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 
 use super::doc::{CampaignRun, FaultRun, ProbeRun, Xskxceiver};
+use super::kmemleak::{self, Kmemleak};
 use crate::diff_doc::DiffDoc;
+use crate::faults::rx::FaultRxReport;
 use crate::faults::FaultReport;
 use crate::probe::Probe;
 
@@ -110,6 +112,41 @@ pub fn faults(dir: &Path, name: &str) -> FaultRun {
     }
 }
 
+/// What `ringlab faults --rx --json` printed.
+#[derive(serde::Deserialize)]
+struct FaultRxOut {
+    #[serde(default)]
+    skipped: Option<String>,
+    #[serde(flatten)]
+    report: FaultRxReport,
+}
+
+/// The receive-path fault campaign's document, or why there is none.
+pub fn faults_rx(dir: &Path, name: &str) -> FaultRun {
+    let c = read(dir, name);
+    let rc = c.as_ref().and_then(|c| c.rc);
+    match c.as_ref().and_then(json_out::<FaultRxOut>) {
+        Some(FaultRxOut { skipped: Some(why), .. }) => FaultRun { name: name.into(), rc, skipped: Some(why), ..Default::default() },
+        Some(FaultRxOut { report, .. }) => FaultRun { name: name.into(), rc, rx: Some(report), ..Default::default() },
+        None => FaultRun { name: name.into(), rc, error: Some(failure(name, &c)), ..Default::default() },
+    }
+}
+
+/// kmemleak's clear before the campaigns and its report after them.
+pub fn kmemleak(dir: &Path) -> Kmemleak {
+    let clear = read(dir, kmemleak::CLEAR_STEP);
+    match &clear {
+        Some(c) if c.out.contains("KMEMLEAK-SKIP ") => return kmemleak::parse_output(&c.out),
+        Some(c) if c.rc == Some(0) && c.out.contains("KMEMLEAK cleared") => {}
+        _ => return Kmemleak { error: Some(failure(kmemleak::CLEAR_STEP, &clear)), ..Default::default() },
+    }
+    let scan = read(dir, kmemleak::SCAN_STEP);
+    match &scan {
+        Some(c) if c.rc == Some(0) => kmemleak::parse_output(&c.out),
+        _ => Kmemleak { error: Some(failure(kmemleak::SCAN_STEP, &scan)), ..Default::default() },
+    }
+}
+
 pub fn probe(dir: &Path) -> ProbeRun {
     let c = read(dir, "probe");
     match c.as_ref().and_then(json_out::<Probe>) {
@@ -141,6 +178,24 @@ mod tests {
         let v = xskxceiver(&d);
         assert_eq!((v.pass, v.fail, v.skip), (Some(1), Some(0), Some(1)));
         assert_eq!(v.skipped[0], "UNALIGNED: no hugepages");
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn kmemleak_read_from_both_steps() {
+        let d = dir(&[
+            ("kmemleak-clear.rc", "0\n"),
+            ("kmemleak-clear.out", "KMEMLEAK cleared\n"),
+            ("kmemleak.rc", "0\n"),
+            ("kmemleak.out", "KMEMLEAK scans=2\nunreferenced object 0xffff888004a1c000 (size 64):\n  comm \"ringlab\", pid 9, jiffies 1\n  backtrace (crc 1):\n    __alloc_skb+0x9c/0x1a0\n"),
+        ]);
+        let k = kmemleak(&d);
+        assert_eq!((k.scans, k.unreferenced), (2, 1));
+        assert_eq!(k.first.unwrap().backtrace, vec!["__alloc_skb+0x9c/0x1a0"]);
+        std::fs::write(d.join("kmemleak-clear.out"), "KMEMLEAK-SKIP no /sys/kernel/debug/kmemleak\n").unwrap();
+        assert_eq!(kmemleak(&d).skipped.as_deref(), Some("no /sys/kernel/debug/kmemleak"));
+        std::fs::remove_file(d.join("kmemleak-clear.rc")).unwrap();
+        assert!(kmemleak(&d).error.unwrap().contains("kmemleak-clear: did not run"));
         std::fs::remove_dir_all(&d).ok();
     }
 

@@ -6,6 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use super::crash::{self, Crash};
+use super::kmemleak;
 
 /// One kernel under test.
 #[derive(Debug, Clone)]
@@ -38,6 +39,8 @@ pub struct Plan {
     /// for a series that adds XDP_REDIRECT_XSK.
     pub redirect_xsk: bool,
     pub faults: Vec<Campaign>,
+    /// The receive-path fault campaign (faults-rx).
+    pub faults_rx: bool,
     pub scenarios: u64,
     pub fault_rounds: u64,
     pub seed: u64,
@@ -55,12 +58,16 @@ impl Campaign {
 
 /// The plan step of the bpf_redirect_xsk() campaign.
 pub const REDIRECT_XSK_STEP: &str = "diff-redirect-xsk";
+/// The plan step of the receive-path fault campaign.
+pub const FAULTS_RX_STEP: &str = "faults-rx";
 
 /// The plan file guest/init reads: `NAME TIMEOUT_SECONDS COMMAND...`.
 pub fn plan_text(p: &Plan) -> String {
     let d = "/ringlab/ringlab";
     let mut t = String::from("# written by ringlab kernel-test\n");
     t += &format!("probe 300 {d} probe\n");
+    // every campaign's leaks, and only theirs: what boot left is forgotten
+    t += &format!("{} 120 sh /ringlab/kmemleak.sh clear\n", kmemleak::CLEAR_STEP);
     if p.xskxceiver {
         // the run script's own budget stops starting cases before the
         // plan's timeout, so its summary is always printed
@@ -98,6 +105,10 @@ pub fn plan_text(p: &Plan) -> String {
             p.seed + i as u64
         );
     }
+    if p.faults_rx {
+        t += &format!("{FAULTS_RX_STEP} {faults} {d} faults --rx --json --rounds {} --seed {}\n", p.fault_rounds, p.seed);
+    }
+    t += &format!("{} 600 sh /ringlab/kmemleak.sh scan\n", kmemleak::SCAN_STEP);
     t
 }
 
@@ -184,6 +195,8 @@ pub fn payload(root: &Path, k: &Kernel, src: &Path) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("xskxceiver")).map_err(|e| format!("{}: {e}", dir.display()))?;
     strip_copy(&bin, &dir.join("ringlab"))?;
+    let leak = root.join("kernel/vm/guest/kmemleak.sh");
+    std::fs::copy(&leak, dir.join("kmemleak.sh")).map_err(|e| format!("{}: {e}", leak.display()))?;
     let exclude = root.join("kernel/vm/xskxceiver-exclude.txt");
     std::fs::copy(&exclude, dir.join("xskxceiver/exclude.txt")).map_err(|e| format!("{}: {e}", exclude.display()))?;
     for e in std::fs::read_dir(&xsk).map_err(|e| format!("{}: {e}", xsk.display()))?.flatten() {
@@ -251,6 +264,7 @@ mod tests {
             campaigns: vec![Campaign { batch: 16, budget: 64 }],
             redirect_xsk: true,
             faults: vec![Campaign { batch: 0, budget: 32 }],
+            faults_rx: true,
             scenarios: 7,
             fault_rounds: 9,
             seed: 3,
@@ -260,8 +274,14 @@ mod tests {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
-        // probe 300, xskxceiver 2400, mainline, redirect-xsk, one diff, one fault: 601 each
-        assert_eq!(vm_limit(&p), 300 + 2400 + 4 * 601 + 300);
+        // probe 300, kmemleak 120 + 600, xskxceiver 2400, mainline,
+        // redirect-xsk, one diff, one fault, faults-rx: 601 each
+        assert_eq!(vm_limit(&p), 300 + 120 + 600 + 2400 + 5 * 601 + 300);
+        assert!(t.contains("\nkmemleak-clear 120 sh /ringlab/kmemleak.sh clear\n"), "{t}");
+        assert!(t.contains("faults-rx 601 /ringlab/ringlab faults --rx --json --rounds 9 --seed 3\n"), "{t}");
+        assert!(t.ends_with("kmemleak 600 sh /ringlab/kmemleak.sh scan\n"), "{t}");
+        // cleared after the probe, before every campaign
+        assert!(t.lines().nth(2).unwrap().starts_with("kmemleak-clear "), "{t}");
         assert!(t.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 7 --seed 3\n"), "{t}");
         assert!(!plan_text(&Plan { redirect_xsk: false, ..p }).contains("redirect"));
         assert!(t.contains("diff-batch16-budget64 601 /ringlab/ringlab diff --json --no-chain --profile batch --batch 16 --budget 64 --scenarios 7 --seed 4"));

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use ringlab_kernel::diff_doc::DiffDoc;
 use ringlab_kernel::kernel_test::doc::{CampaignRun, Guests, KernelDoc};
+use ringlab_kernel::kernel_test::kmemleak::Kmemleak;
 use ringlab_kernel::probe::Probe;
 use ringlab_results::{DiffSection, KernelSection};
 
@@ -46,6 +47,7 @@ pub enum KernelView<'a> {
         guests: Option<&'a Guests>,
         campaigns: Vec<CampaignRow<'a>>,
         faults: Vec<FaultRow<'a>>,
+        kmemleak: Vec<KmemleakRow<'a>>,
         probes: Vec<ProbeRow<'a>>,
         /// The section as verify.json holds it.
         json: String,
@@ -71,6 +73,17 @@ pub struct FaultRow<'a> {
     leaks: u64,
     ok: bool,
     note: String,
+}
+
+/// One guest's kmemleak: objects left unreferenced after the campaigns,
+/// the first one's backtrace, or why there was no scan.
+#[derive(Serialize)]
+pub struct KmemleakRow<'a> {
+    kernel: &'static str,
+    unreferenced: u64,
+    ok: bool,
+    note: String,
+    backtrace: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -110,12 +123,51 @@ impl<'a> KernelView<'a> {
                         lost: f.lost(),
                         double: f.double(),
                         leaks: f.leaks(),
-                        ok: f.error.is_none() && f.skipped.is_none() && f.injected() > 0 && f.lost() + f.double() + f.leaks() == 0,
-                        note: match (&f.error, &f.skipped) {
-                            (Some(e), _) => e.clone(),
-                            (None, Some(why)) => format!("skipped: {why}"),
+                        ok: f.error.is_none() && f.skipped.is_none() && f.injected() > 0 && f.problems().is_empty(),
+                        note: match (&f.error, &f.skipped, &f.rx) {
+                            (Some(e), _, _) => e.clone(),
+                            (None, Some(why), _) => format!("skipped: {why}"),
+                            (None, None, Some(rx)) => {
+                                let l = &rx.ledger;
+                                let mut n = format!(
+                                    "{} frames sent: {} refused by sendto, {} dropped before the XDP program, {} dropped or passed by it, {} redirected ({} on the RX ring, {} rx_dropped, {} rx_ring_full); {} slab and {} page faults",
+                                    l.sent,
+                                    l.send_errors.values().sum::<u64>(),
+                                    rx.dropped_before_program,
+                                    l.not_redirected,
+                                    l.redirected,
+                                    l.on_rx_ring,
+                                    l.rx_dropped,
+                                    l.rx_ring_full,
+                                    rx.injected_slab,
+                                    rx.injected_page
+                                );
+                                for p in &rx.problems {
+                                    n += &format!("; {p}");
+                                }
+                                n
+                            }
                             _ => String::new(),
                         },
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let kmemleak = guests
+            .map(|g| {
+                [("baseline", &g.kmemleak.baseline), ("patched", &g.kmemleak.patched)]
+                    .into_iter()
+                    .map(|(kernel, k): (&'static str, &'a Kmemleak)| KmemleakRow {
+                        kernel,
+                        unreferenced: k.unreferenced,
+                        ok: k.clean(),
+                        note: match (&k.error, &k.skipped, &k.first) {
+                            (Some(e), _, _) => e.clone(),
+                            (None, Some(why), _) => format!("SKIPPED: {why}"),
+                            (None, None, Some(l)) => format!("first: {} (size {}), {}", l.object, l.size, l.comm),
+                            _ => format!("{} scans", k.scans),
+                        },
+                        backtrace: k.first.as_ref().map_or(&[][..], |l| &l.backtrace[..]),
                     })
                     .collect()
             })
@@ -134,6 +186,7 @@ impl<'a> KernelView<'a> {
             guests,
             campaigns,
             faults,
+            kmemleak,
             probes,
             json: serde_json::to_string_pretty(d).unwrap_or_default(),
         }
@@ -144,8 +197,10 @@ impl<'a> KernelView<'a> {
 mod tests {
     use super::*;
     use crate::index_page::tests::{doc, render};
+    use ringlab_kernel::faults::rx::{FaultRxReport, Ledger};
     use ringlab_kernel::faults::FaultReport;
-    use ringlab_kernel::kernel_test::doc::{DiffRuns, FaultRun, FaultRuns, MutantRun, PatchedRuns, ProbeRun, Xskxceiver, XskxceiverPair, W1};
+    use ringlab_kernel::kernel_test::doc::{DiffRuns, FaultRun, FaultRuns, KmemleakPair, MutantRun, PatchedRuns, ProbeRun, Xskxceiver, XskxceiverPair, W1};
+    use ringlab_kernel::kernel_test::kmemleak::Leak;
     use ringlab_kernel::diff_doc::{ChainDoc, ChainExample, ExampleOp, ExampleStep};
     use ringlab_results::VerifyDoc;
 
@@ -233,6 +288,19 @@ mod tests {
             report: Some(FaultReport { injected: 4, leaks: 1, ..Default::default() }),
             ..Default::default()
         };
+        let ledger = Ledger { sent: 40, redirected: 30, not_redirected: 6, veth_rx_dropped: 4, on_rx_ring: 30, ..Default::default() };
+        let rx = FaultRun {
+            name: "faults-rx".into(),
+            kernel_label: Some("patched".into()),
+            rx: Some(FaultRxReport { injected: 9, injected_slab: 5, injected_page: 4, dropped_before_program: 4, ledger, ..Default::default() }),
+            ..Default::default()
+        };
+        let leak = Kmemleak {
+            scans: 2,
+            unreferenced: 1,
+            first: Some(Leak { object: "0xffff888004a1c000".into(), size: 232, comm: "\"ringlab\", pid 9".into(), backtrace: vec!["__alloc_skb+0x9c/0x1a0".into(), "veth_xdp_rcv+0x1f3/0x2d0".into()] }),
+            ..Default::default()
+        };
         let campaign = |name: &str| CampaignRun { name: name.into(), doc: Some(DiffDoc { scenarios: 5, ..Default::default() }), ..Default::default() };
         KernelDoc {
             series: "kernel/patches/series".into(),
@@ -245,7 +313,8 @@ mod tests {
                     baseline: campaign("diff-mainline"),
                     patched: PatchedRuns { runs: vec![campaign("diff-batch16-budget64")], ..Default::default() },
                 },
-                faults: FaultRuns::of(vec![fault]),
+                faults: FaultRuns::of(vec![fault, rx]),
+                kmemleak: KmemleakPair { baseline: Kmemleak { scans: 2, ..Default::default() }, patched: leak },
                 mutants: vec![MutantRun { patch: "m.patch".into(), caught: true, caught_by: vec!["faults".into()], ..Default::default() }],
                 probe: ringlab_kernel::kernel_test::doc::ProbePair { baseline: ProbeRun { error: Some("boot failed".into()), probe: None }, ..Default::default() },
                 ..Default::default()
@@ -265,6 +334,11 @@ mod tests {
         assert!(html.contains("<td><code>m.patch</code></td><td><span class=\"pass\">caught</span></td><td>faults</td>"));
         assert!(html.contains("<tr class=\"fail\"><td>baseline</td><td colspan=\"5\">boot failed</td></tr>"));
         assert!(html.contains("<li class=\"fail\">baseline faults-batch0-budget32: 0 lost"));
+        assert!(html.contains("<td>patched</td><td><code>faults-rx</code></td><td class=\"num\">9</td>"), "{html}");
+        assert!(html.contains("40 frames sent: 0 refused by sendto, 4 dropped before the XDP program, 6 dropped or passed by it, 30 redirected (30 on the RX ring"), "{html}");
+        assert!(html.contains("<tr><td>baseline</td><td class=\"num\">0</td><td>2 scans</td></tr>"), "{html}");
+        assert!(html.contains("<tr class=\"fail\"><td>patched</td><td class=\"num\">1</td><td>first: 0xffff888004a1c000 (size 232)"), "{html}");
+        assert!(html.contains("<pre>__alloc_skb+0x9c/0x1a0\nveth_xdp_rcv+0x1f3/0x2d0</pre>"), "{html}");
         assert!(html.contains("<details><summary>as recorded in verify.json</summary><pre>{"));
         let html = render(&VerifyDoc { kernel: KernelSection::Failed { error: "no qemu".into() }, ok: false, ..doc() });
         assert!(html.contains("<p class=\"bad-text\">kernel-test did not run: no qemu</p>"));
