@@ -5,10 +5,10 @@
 (* behaviour of XskRx with the fast path (Redirect = "xsk") is a behaviour *)
 (* of XskRx's XSKMAP path (Redirect = "map", no mutant) under the mapping  *)
 (* below, which only hides what the fast path keeps differently:           *)
-(*  - a receive is for the socket its program's XSKMAP index named (the    *)
-(*    XSKMAP path has nothing else to go by), so the abstract receive's    *)
-(*    socket is `key`: a fast path that receives into another socket       *)
-(*    reserves where the XSKMAP path would not;                            *)
+(*  - a receive is for the socket its program's XSKMAP entry named when   *)
+(*    the program ran (the XSKMAP path has nothing else to go by), so the  *)
+(*    abstract receive's socket is `tgt`: a fast path that receives into   *)
+(*    another socket reserves where the XSKMAP path would not;             *)
 (*  - the socket the driver keeps to flush at the poll's end is on the     *)
 (*    abstract CPU's flush list, where xsk_rcv() would have put it;        *)
 (*  - the queue's socket pointer has no abstract counterpart.              *)
@@ -22,7 +22,7 @@
 (***************************************************************************)
 EXTENDS XskRx
 
-AbsCpu == [c \in Cpus |-> [cpu[c] EXCEPT !.sock = cpu[c].key, !.fast = FALSE]]
+AbsCpu == [c \in Cpus |-> [cpu[c] EXCEPT !.sock = cpu[c].tgt, !.fast = FALSE]]
 
 AbsFlush == [c \in Cpus |-> flush[c] \cup FastSet(c)]
 
@@ -35,7 +35,8 @@ Map == INSTANCE XskRx WITH Redirect <- "map", Mutant <- "none",
 FastNext ==
     \/ UserFill \/ Done
     \/ \E s \in Sockets : UserRecv(s) \/ XskRelease(s) \/ XskReleaseDone(s)
-                         \/ XskBind(s) \/ XskMapUpdate(s)
+                         \/ XskBind(s)
+    \/ \E k \in Keys, s \in Sockets : XskMapUpdate(k, s)
     \/ \E c \in Cpus :
         \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ XskRcvCheckRoom(c)
         \/ XpAllocFree(c) \/ XpAllocPeek(c) \/ XpAllocTake(c) \/ XpAllocFail(c)

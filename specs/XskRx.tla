@@ -23,16 +23,23 @@
 (*     __xsk_rcv() and xsk_flush() under pool->rx_lock, because the        *)
 (*     sockets of one pool share its fill ring.                            *)
 (*                                                                         *)
-(* xsk_release() takes the socket out of the XSKMAP and unbinds it         *)
-(* (xs->state = XSK_UNBOUND), then synchronize_net() waits for every NAPI  *)
-(* poll and receive that could still hold it before the socket is freed.   *)
+(* An XSKMAP entry names a socket or nothing; bpf_map_update_elem() may    *)
+(* put any socket in any entry, replacing the one there (which stays       *)
+(* bound), and one socket may be in several entries. The program's         *)
+(* redirect keeps the socket its entry named (bpf_redirect_info, under     *)
+(* RCU): a packet in flight goes on to that socket after the entry is      *)
+(* replaced. xsk_release() takes the socket out of every entry naming it   *)
+(* (xsk_delete_from_maps()) and unbinds it (xs->state = XSK_UNBOUND),      *)
+(* then synchronize_net() waits for every NAPI poll and receive that       *)
+(* could still hold it before the socket is freed.                         *)
 (*                                                                         *)
-(* Redirect = "xsk" adds the fast path of XskRedirectXsk.tla (seed 002):  *)
-(* the queue keeps its socket in netdev_rx_queue (rxqXsk) while exactly   *)
-(* one socket is bound to it; bpf_redirect_xsk() returns XDP_REDIRECT_XSK *)
-(* when the program's key names that socket, and the driver receives into *)
-(* it without bpf_redirect_info or the XSKMAP flush list, and flushes it   *)
-(* itself at the end of the poll (fastXs). Redirect = "map" is 6.12.117.   *)
+(* Redirect = "xsk" adds the fast path of XskRedirectXsk.tla (seed 002):   *)
+(* the queue keeps its socket in netdev_rx_queue (rxqXsk) while exactly    *)
+(* one socket is bound to it; bpf_redirect_xsk() returns XDP_REDIRECT_XSK  *)
+(* when the program's entry names that socket, and the driver receives     *)
+(* into it without bpf_redirect_info or the XSKMAP flush list, and         *)
+(* flushes it itself at the end of the poll (fastXs). Redirect = "map" is  *)
+(* 6.12.117.                                                               *)
 (*                                                                         *)
 (* Rings are FIFO sequences (XskRing.tla checks the ring protocol); a      *)
 (* buffer taken from the fill ring is XpAllocPeek (the entry at            *)
@@ -57,12 +64,16 @@ CONSTANTS
     Closes,       \* TRUE: an application may close its socket
     LateBind,     \* sockets that start unbound and out of the XSKMAP: the
                   \* application binds them and inserts them, in either order
+    Remap,        \* TRUE: the application may put any socket in any XSKMAP
+                  \* entry at any time, replacing the one there; FALSE: it
+                  \* puts each LateBind socket in its own entry, once
     Redirect,     \* "map": XDP_REDIRECT through the XSKMAP only; "xsk": also
                   \* the XDP_REDIRECT_XSK fast path (driver path only)
     Mutant        \* "none" or a mutant id of specs/manifest.json
 
 ASSUME NSockets \in Nat \ {0} /\ NBufs \in Nat \ {0} /\ MaxPkts \in Nat
 ASSUME MaxLen \in Nat \ {0} /\ SG \in BOOLEAN /\ Closes \in BOOLEAN
+ASSUME Remap \in BOOLEAN
 ASSUME {FqSize, RxSize, PollBudget} \subseteq Nat \ {0}
 ASSUME Path \in {"driver", "generic"} /\ "redirect" \in Verdicts
 ASSUME Verdicts \subseteq {"redirect", "drop", "pass"}
@@ -75,9 +86,11 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "redirect-xsk-ignore-key", "rxq-xsk-two-sockets",
                    "rxq-xsk-stale", "redirect-xsk-missing-flush",
                    "redirect-xsk-flush-rereads", "rx-fill-overrun",
-                   "rx-flush-no-fq-release", "rx-room-from-published"}
+                   "rx-flush-no-fq-release", "rx-room-from-published",
+                   "xskmap-release-own-entry"}
 
 Sockets == 1..NSockets
+Keys == Sockets   \* the XSKMAP's indexes
 Bufs == 1..NBufs
 Pkts == 1..MaxPkts
 None == 0
@@ -98,13 +111,13 @@ VARIABLES
     st,       \* st[s]: "unbound" (LateBind, not yet bound), "bound",
               \* "unbinding" (released, synchronize_net not returned) or
               \* "freed"
-    inMap,    \* inMap[s]: the XSKMAP entry names s
+    map,      \* map[k]: the socket XSKMAP entry k names, or None
     arrived,  \* packets that have arrived
     fate,     \* fate[p]
-    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, key, len,
-              \* bufs, peek, fast]: it receives into sock; key is the XSKMAP
-              \* index its program named (sock on the XSKMAP path); fast: it
-              \* took XDP_REDIRECT_XSK
+    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, tgt, len,
+              \* bufs, peek, fast]: it receives into sock; tgt is the socket
+              \* its program's XSKMAP entry named when it ran (sock on the
+              \* XSKMAP path); fast: it took XDP_REDIRECT_XSK
     poller,   \* driver path: the CPU in the queue's NAPI poll, or None
     pollStart,\* packets that had arrived when the current poll began
     flush,    \* flush[c]: the sockets on c's XSKMAP flush list
@@ -114,10 +127,10 @@ VARIABLES
     fastXs    \* fastXs[c]: the socket c's poll received into on the fast
               \* path, which the driver flushes at the poll's end, or None
 
-vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
+vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived, fate, cpu,
           poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
-Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, key |-> 0, len |-> 0,
+Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, tgt |-> 0, len |-> 0,
          bufs |-> <<>>, peek |-> None, fast |-> FALSE]
 
 \* The lock a receive for socket s takes: the pool's (6.12.117), or the
@@ -132,7 +145,7 @@ Init ==
     /\ rx = [s \in Sockets |-> <<>>]
     /\ rxPub = [s \in Sockets |-> 0]
     /\ st = [s \in Sockets |-> IF s \in LateBind THEN "unbound" ELSE "bound"]
-    /\ inMap = [s \in Sockets |-> s \notin LateBind]
+    /\ map = [k \in Keys |-> IF k \in LateBind THEN None ELSE k]
     /\ arrived = 0
     /\ fate = [p \in Pkts |-> "none"]
     /\ cpu = [c \in Cpus |-> Idle]
@@ -164,7 +177,7 @@ UserFill ==
     /\ \E b \in ufree :
         /\ fq' = Append(fq, b)
         /\ ufree' = ufree \ {b}
-    /\ UNCHANGED <<fqHeld, kfree, rx, rxPub, st, inMap, arrived, fate, cpu,
+    /\ UNCHANGED <<fqHeld, kfree, rx, rxPub, st, map, arrived, fate, cpu,
                    poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* xsk_ring_cons__peek/release on s's rx ring: published descriptors only.
@@ -173,7 +186,7 @@ UserRecv(s) ==
     /\ ufree' = ufree \cup {Head(rx[s]).buf}
     /\ rx' = [rx EXCEPT ![s] = Tail(@)]
     /\ rxPub' = [rxPub EXCEPT ![s] = @ - 1]
-    /\ UNCHANGED <<fq, fqHeld, kfree, st, inMap, arrived, fate, cpu, poller,
+    /\ UNCHANGED <<fq, fqHeld, kfree, st, map, arrived, fate, cpu, poller,
                    pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* bind(): xsk_bind() of a LateBind socket to the queue. The fast path
@@ -187,24 +200,30 @@ XskBind(s) ==
                   [] \A o \in Sockets \ {s} : st[o] # "bound" -> s
                   [] Mutant = "rxq-xsk-two-sockets" -> rxqXsk
                   [] OTHER -> None
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, inMap, arrived, fate,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, map, arrived, fate,
                    cpu, poller, pollStart, flush, lock, cnt, fastXs>>
 
-\* bpf_map_update_elem() of the socket into its XSKMAP entry:
-\* xsk_map_update_elem() takes an AF_XDP socket bound or not.
-XskMapUpdate(s) ==
-    /\ st[s] \in {"unbound", "bound"} /\ ~inMap[s]
-    /\ inMap' = [inMap EXCEPT ![s] = TRUE]
+\* bpf_map_update_elem() of socket s into XSKMAP entry k (BPF_ANY):
+\* xsk_map_update_elem() takes an AF_XDP socket bound or not, and drops
+\* the map node of the socket the entry named, which stays bound. A
+\* packet whose program read the entry before keeps the old socket.
+XskMapUpdate(k, s) ==
+    /\ st[s] \in {"unbound", "bound"} /\ map[k] # s
+    /\ Remap \/ (k = s /\ map[k] = None)
+    /\ map' = [map EXCEPT ![k] = s]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, arrived, fate, cpu,
                    poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
-\* close(): xsk_release() deletes s from the XSKMAP and xsk_unbind_dev()
-\* sets XSK_UNBOUND (and takes s out of netdev_rx_queue); synchronize_net()
-\* follows.
+\* close(): xsk_release() deletes s from every XSKMAP entry naming it
+\* (xsk_delete_from_maps(), the socket's map list; the mutant: from entry
+\* s only) and xsk_unbind_dev() sets XSK_UNBOUND (and takes s out of
+\* netdev_rx_queue); synchronize_net() follows.
 XskRelease(s) ==
     /\ Closes /\ st[s] = "bound"
     /\ st' = [st EXCEPT ![s] = "unbinding"]
-    /\ inMap' = [inMap EXCEPT ![s] = FALSE]
+    /\ map' = [k \in Keys |->
+                 IF map[k] = s /\ (k = s \/ Mutant # "xskmap-release-own-entry")
+                 THEN None ELSE map[k]]
     /\ rxqXsk' = IF rxqXsk = s /\ Mutant # "rxq-xsk-stale" THEN None ELSE rxqXsk
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, arrived, fate, cpu,
                    poller, pollStart, flush, lock, cnt, fastXs>>
@@ -221,7 +240,7 @@ XskReleaseDone(s) ==
     /\ ufree' = ufree \cup {rx[s][i].buf : i \in DOMAIN rx[s]}
     /\ rx' = [rx EXCEPT ![s] = <<>>]
     /\ rxPub' = [rxPub EXCEPT ![s] = 0]
-    /\ UNCHANGED <<fq, fqHeld, kfree, inMap, arrived, fate, cpu, poller,
+    /\ UNCHANGED <<fq, fqHeld, kfree, map, arrived, fate, cpu, poller,
                    pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 -----------------------------------------------------------------------------
@@ -233,7 +252,7 @@ NapiPoll(c) ==
     /\ arrived < MaxPkts
     /\ poller' = c
     /\ pollStart' = arrived
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    fate, cpu, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* The sockets the driver flushes itself at the poll's end: the one its
@@ -262,23 +281,24 @@ XdpDoFlush(c) ==
             /\ flush' = [flush EXCEPT ![c] = {}]
             /\ fastXs' = [fastXs EXCEPT ![c] = None]
     /\ poller' = None
-    /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, cpu,
+    /\ UNCHANGED <<ufree, fq, kfree, rx, st, map, arrived, fate, cpu,
                    pollStart, lock, cnt, rxqXsk>>
 
 -----------------------------------------------------------------------------
 (* One packet, from the XDP program to the rx ring *)
 
 \* bpf_redirect_xsk() with XSKMAP index k: XDP_REDIRECT_XSK when the queue
-\* keeps a socket and the map entry k is that socket (seed 002's helper
+\* keeps a socket and map entry k names that socket (seed 002's helper
 \* does not look at k: the mutant).
 FastPath(k) ==
     /\ Redirect = "xsk" /\ rxqXsk # None
-    /\ Mutant = "redirect-xsk-ignore-key" \/ (inMap[k] /\ k = rxqXsk)
+    /\ Mutant = "redirect-xsk-ignore-key" \/ map[k] = rxqXsk
 
 \* A packet of len chunks arrives on c (in the driver's poll, or through
 \* netif_receive_skb() on any CPU) and its XDP program runs. XDP_REDIRECT
 \* to XSKMAP index k: the lookup, then xsk_rcv_check() on the socket s
-\* there. XDP_REDIRECT_XSK: s is the queue's socket; no lookup is kept in
+\* there, which the receive keeps whatever the entry names later.
+\* XDP_REDIRECT_XSK: s is the queue's socket; no lookup is kept in
 \* bpf_redirect_info, and xsk_rcv_check() still runs.
 XdpRun(c) ==
     /\ cpu[c].stage = "idle" /\ arrived < MaxPkts
@@ -286,12 +306,12 @@ XdpRun(c) ==
        THEN poller = c /\ (arrived - pollStart < PollBudget \/ Mutant = "napi-budget-overrun")
        ELSE TRUE
     /\ arrived' = arrived + 1
-    /\ \E v \in Verdicts, k \in Sockets, len \in 1..MaxLen :
+    /\ \E v \in Verdicts, k \in Keys, len \in 1..MaxLen :
         LET p == arrived + 1
             fast == v = "redirect" /\ FastPath(k)
-            s == IF fast THEN rxqXsk ELSE k
-            go == [Idle EXCEPT !.pkt = p, !.sock = s, !.key = k, !.len = len,
-                               !.fast = fast,
+            s == IF fast THEN rxqXsk ELSE map[k]
+            go == [Idle EXCEPT !.pkt = p, !.sock = s, !.tgt = map[k],
+                               !.len = len, !.fast = fast,
                                !.stage = IF Path = "generic" THEN "lock"
                                          ELSE "alloc"]
         IN CASE v = "drop" ->
@@ -300,7 +320,7 @@ XdpRun(c) ==
              [] v = "pass" ->
                   /\ fate' = [fate EXCEPT ![p] = "xdp_pass"]
                   /\ UNCHANGED <<cpu, cnt>>
-             [] ~(fast \/ inMap[k]) \/ st[s] # "bound" ->
+             [] s = None \/ st[s] # "bound" ->
                   \* the packet reaches no socket and the driver frees the
                   \* frame: an empty entry fails the helper's lookup, and
                   \* the program returns the action in its flags' low bits
@@ -318,7 +338,7 @@ XdpRun(c) ==
                   /\ fate' = [fate EXCEPT ![p] = "busy"]
                   /\ cpu' = [cpu EXCEPT ![c] = go]
                   /\ UNCHANGED cnt
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, poller,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, poller,
                    pollStart, flush, lock, rxqXsk, fastXs>>
 
 \* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock).
@@ -327,7 +347,7 @@ RxLock(c) ==
     /\ lock[LockOf(cpu[c].sock)] = None
     /\ lock' = [lock EXCEPT ![LockOf(cpu[c].sock)] = c]
     /\ cpu' = [cpu EXCEPT ![c].stage = "alloc"]
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    fate, poller, pollStart, flush, cnt, rxqXsk, fastXs>>
 
 \* Before taking any buffer, __xsk_rcv() checks a packet of several chunks
@@ -346,7 +366,7 @@ XskRcvCheckRoom(c) ==
          [] OTHER ->
               /\ cpu' = [cpu EXCEPT ![c].stage = "take"]
               /\ UNCHANGED <<fate, cnt>>
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    poller, pollStart, flush, lock, rxqXsk, fastXs>>
 
 \* xsk_buff_alloc() of one chunk: from pool->free_list if it has one.
@@ -357,7 +377,7 @@ XpAllocFree(c) ==
     /\ kfree # <<>>
     /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, Head(kfree))]
     /\ kfree' = Tail(kfree)
-    /\ UNCHANGED <<ufree, fq, fqHeld, rx, rxPub, st, inMap, arrived, fate,
+    /\ UNCHANGED <<ufree, fq, fqHeld, rx, rxPub, st, map, arrived, fate,
                    poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* Otherwise from the fill ring: the entry at cached_cons is read...
@@ -367,7 +387,7 @@ XpAllocPeek(c) ==
     /\ Len(cpu[c].bufs) < cpu[c].len
     /\ kfree = <<>> /\ fq # <<>>
     /\ cpu' = [cpu EXCEPT ![c].peek = Head(fq)]
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    fate, poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* ... and cached_cons moves past it (xskq_cons_release()). The fill
@@ -378,7 +398,7 @@ XpAllocTake(c) ==
     /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, cpu[c].peek), ![c].peek = None]
     /\ fq' = Tail(fq)
     /\ fqHeld' = fqHeld + 1
-    /\ UNCHANGED <<ufree, kfree, rx, rxPub, st, inMap, arrived, fate, poller,
+    /\ UNCHANGED <<ufree, kfree, rx, rxPub, st, map, arrived, fate, poller,
                    pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
 \* A single chunk finds no buffer: rx_dropped (-ENOMEM).
@@ -388,7 +408,7 @@ XpAllocFail(c) ==
     /\ IF Mutant = "rx-alloc-fail-uncounted" THEN UNCHANGED cnt
        ELSE Bump(cpu[c].sock, "rx_dropped")
     /\ Finish(c, "rx_dropped")
-    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, inMap, arrived,
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    poller, pollStart, flush, lock, rxqXsk, fastXs>>
 
 \* Once c has reserved into s, s is flushed at the poll's end: xsk_rcv()
@@ -440,7 +460,7 @@ XskRcvReserve(c) ==
                /\ Listed(c, s)
                /\ UNCHANGED cnt
                /\ Finish(c, "rx")
-    /\ UNCHANGED <<ufree, fq, fqHeld, rxPub, st, inMap, arrived, poller,
+    /\ UNCHANGED <<ufree, fq, fqHeld, rxPub, st, map, arrived, poller,
                    pollStart, lock, rxqXsk>>
 
 \* xsk_generic_rcv(): xsk_flush() publishes s's rx producer and the fill
@@ -452,7 +472,7 @@ XskFlush(c) ==
        /\ lock' = [lock EXCEPT ![LockOf(s)] = None]
     /\ fqHeld' = IF Mutant = "rx-flush-no-fq-release" THEN fqHeld ELSE 0
     /\ cpu' = [cpu EXCEPT ![c] = Idle]
-    /\ UNCHANGED <<ufree, fq, kfree, rx, st, inMap, arrived, fate, poller,
+    /\ UNCHANGED <<ufree, fq, kfree, rx, st, map, arrived, fate, poller,
                    pollStart, flush, cnt, rxqXsk, fastXs>>
 
 \* Every packet received and every CPU idle: the behaviour may end here.
@@ -465,7 +485,8 @@ Done ==
 Next ==
     \/ UserFill \/ Done
     \/ \E s \in Sockets : UserRecv(s) \/ XskRelease(s) \/ XskReleaseDone(s)
-                         \/ XskBind(s) \/ XskMapUpdate(s)
+                         \/ XskBind(s)
+    \/ \E k \in Keys, s \in Sockets : XskMapUpdate(k, s)
     \/ \E c \in Cpus :
         \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ RxLock(c)
         \/ XskRcvCheckRoom(c) \/ XpAllocFree(c) \/ XpAllocPeek(c)
@@ -539,17 +560,19 @@ FlushedAtPollEnd ==
 \* A NAPI poll handles at most its budget of packets.
 NapiBudget == poller # None => arrived - pollStart <= PollBudget
 
-\* No receive, flush list, driver slot, queue pointer or ring write
-\* touches a socket that was freed.
+\* No receive, flush list, driver slot, queue pointer, XSKMAP entry or
+\* ring write touches a socket that was freed.
 NoUseAfterFree ==
     \A s \in Sockets : st[s] = "freed" =>
         /\ \A c \in Cpus : cpu[c].sock # s
+        /\ \A k \in Keys : map[k] # s
         /\ \A c \in Cpus : s \notin flush[c] /\ fastXs[c] # s
         /\ rxqXsk # s
         /\ rx[s] = <<>>
 
-\* A receive goes to the socket its program's XSKMAP index named.
-DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].key
+\* A receive goes to the socket its program's XSKMAP entry named when the
+\* program ran, whatever the entry names since.
+DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].tgt
 
 \* The queue's socket pointer is in step with bind and unbind: it names a
 \* bound socket, and the only one bound to the queue.

@@ -42,15 +42,16 @@ traceVars == <<vars, i, stuck, enabled>>
 \* What the log records of the current state: every variable, by name (a
 \* variable added to XskRx is added here and to the log's records).
 Observed == [ufree |-> ufree, fq |-> fq, fqHeld |-> fqHeld, kfree |-> kfree,
-             rx |-> rx, rxPub |-> rxPub, st |-> st, inMap |-> inMap,
+             rx |-> rx, rxPub |-> rxPub, st |-> st, map |-> map,
              arrived |-> arrived, fate |-> fate, cpu |-> cpu,
              poller |-> poller, pollStart |-> pollStart, flush |-> flush,
              lock |-> lock, cnt |-> cnt, rxqXsk |-> rxqXsk, fastXs |-> fastXs]
 
 -----------------------------------------------------------------------------
 (* The candidates: each action of Next enabled here, with its parameter   *)
-(* (a socket or a CPU), e.g. XdpRun(c1). The choices inside an action     *)
-(* (UserFill's buffer, XdpRun's verdict, index and length) are not named. *)
+(* (a socket, a CPU, or XskMapUpdate's entry and socket), e.g. XdpRun(c1) *)
+(* or XskMapUpdate(1, 2). The choices inside an action (UserFill's        *)
+(* buffer, XdpRun's verdict, index and length) are not named.             *)
 
 Named(n, x) == n \o "(" \o ToString(x) \o ")"
 
@@ -60,7 +61,12 @@ SockActions(s) ==
     \cup (IF ENABLED XskReleaseDone(s)
           THEN {Named("XskReleaseDone", s)} ELSE {})
     \cup (IF ENABLED XskBind(s) THEN {Named("XskBind", s)} ELSE {})
-    \cup (IF ENABLED XskMapUpdate(s) THEN {Named("XskMapUpdate", s)} ELSE {})
+
+\* XskMapUpdate(k, s), named with both.
+MapActions(k, s) ==
+    IF ENABLED XskMapUpdate(k, s)
+    THEN {"XskMapUpdate(" \o ToString(k) \o ", " \o ToString(s) \o ")"}
+    ELSE {}
 
 CpuActions(c) ==
     (IF ENABLED NapiPoll(c) THEN {Named("NapiPoll", c)} ELSE {})
@@ -81,6 +87,7 @@ EnabledActions ==
     (IF ENABLED UserFill THEN {"UserFill"} ELSE {})
     \cup (IF ENABLED Done THEN {"Done"} ELSE {})
     \cup UNION {SockActions(s) : s \in Sockets}
+    \cup UNION {MapActions(k, s) : k \in Keys, s \in Sockets}
     \cup UNION {CpuActions(c) : c \in Cpus}
 
 -----------------------------------------------------------------------------

@@ -14,9 +14,9 @@
 (* other variable whole. So every entry is one whole state of the spec,   *)
 (* as in XskRxTrace, written shorter. Each step must be a Next step or a  *)
 (* stutter. The entry also names the action the projection says it is    *)
-(* (act, with its CPU c or socket s); that action is tried first, and     *)
-(* Next as a whole only if it does not lead there, so the name only saves *)
-(* time: it never decides.                                                 *)
+(* (act, with its CPU c, socket s, or XSKMAP entry k and socket s); that  *)
+(* action is tried first, and Next as a whole only if it does not lead    *)
+(* there, so the name only saves time: it never decides.                  *)
 (*                                                                         *)
 (* When no step leads to an entry, TLC prints                             *)
 (*   <<"chain-rejected", i, enabled>>                                      *)
@@ -60,7 +60,7 @@ Apply(e) ==
                 ELSE rx
        /\ rxPub' = IF Has("rxPub") THEN Upd(rxPub, d.rxPub) ELSE rxPub
        /\ st' = IF Has("st") THEN Upd(st, d.st) ELSE st
-       /\ inMap' = IF Has("inMap") THEN Upd(inMap, d.inMap) ELSE inMap
+       /\ map' = IF Has("map") THEN Upd(map, d.map) ELSE map
        /\ arrived' = IF Has("arrived") THEN d.arrived ELSE arrived
        /\ fate' = IF Has("fate") THEN Upd(fate, d.fate) ELSE fate
        /\ cpu' = IF Has("cpu") THEN Upd(cpu, d.cpu) ELSE cpu
@@ -76,7 +76,7 @@ Apply(e) ==
 Whole(e) ==
     /\ ufree' = e.st.ufree /\ fq' = e.st.fq /\ fqHeld' = e.st.fqHeld
     /\ kfree' = e.st.kfree /\ rx' = e.st.rx /\ rxPub' = e.st.rxPub
-    /\ st' = e.st.st /\ inMap' = e.st.inMap /\ arrived' = e.st.arrived
+    /\ st' = e.st.st /\ map' = e.st.map /\ arrived' = e.st.arrived
     /\ fate' = e.st.fate /\ cpu' = e.st.cpu /\ poller' = e.st.poller
     /\ pollStart' = e.st.pollStart /\ flush' = e.st.flush /\ lock' = e.st.lock
     /\ cnt' = e.st.cnt /\ rxqXsk' = e.st.rxqXsk /\ fastXs' = e.st.fastXs
@@ -86,11 +86,13 @@ Whole(e) ==
 
 Named(e) ==
     /\ "s" \in DOMAIN e => e.s \in Sockets
+    /\ "k" \in DOMAIN e => e.k \in Keys
     /\ "c" \in DOMAIN e => e.c \in Cpus
     /\ CASE e.act = "UserFill" -> UserFill
          [] e.act = "UserRecv" -> UserRecv(e.s)
          [] e.act = "XskBind" -> XskBind(e.s)
-         [] e.act = "XskMapUpdate" -> XskMapUpdate(e.s)
+         [] e.act = "XskMapUpdate" ->
+              "k" \in DOMAIN e /\ XskMapUpdate(e.k, e.s)
          [] e.act = "XskRelease" -> XskRelease(e.s)
          [] e.act = "XskReleaseDone" -> XskReleaseDone(e.s)
          [] e.act = "NapiPoll" -> NapiPoll(e.c)
@@ -117,7 +119,12 @@ SockActions(s) ==
     \cup (IF ENABLED XskReleaseDone(s)
           THEN {Cand("XskReleaseDone", s)} ELSE {})
     \cup (IF ENABLED XskBind(s) THEN {Cand("XskBind", s)} ELSE {})
-    \cup (IF ENABLED XskMapUpdate(s) THEN {Cand("XskMapUpdate", s)} ELSE {})
+
+\* XskMapUpdate(k, s), named with both.
+MapActions(k, s) ==
+    IF ENABLED XskMapUpdate(k, s)
+    THEN {"XskMapUpdate(" \o ToString(k) \o ", " \o ToString(s) \o ")"}
+    ELSE {}
 
 CpuActions(c) ==
     (IF ENABLED NapiPoll(c) THEN {Cand("NapiPoll", c)} ELSE {})
@@ -137,6 +144,7 @@ CpuActions(c) ==
 EnabledActions ==
     (IF ENABLED UserFill THEN {"UserFill"} ELSE {})
     \cup UNION {SockActions(s) : s \in Sockets}
+    \cup UNION {MapActions(k, s) : k \in Keys, s \in Sockets}
     \cup UNION {CpuActions(c) : c \in Cpus}
 
 -----------------------------------------------------------------------------

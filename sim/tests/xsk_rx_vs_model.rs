@@ -5,7 +5,8 @@
 //! the spec's models (the driver path, the generic path with two
 //! sockets sharing the umem on two CPUs, seed 002's fast path with a
 //! socket bound late, the XSKMAP path with a socket bound late, packets
-//! of two chunks with and without XDP_USE_SG), resized (1 to 4 buffers,
+//! of two chunks with and without XDP_USE_SG, XSKMAP entries replaced
+//! while packets are in flight on each path), resized (1 to 4 buffers,
 //! fill and rx rings of 1, 2 or 4 entries, 2 to 6 packets, budgets of 1
 //! to 3), and a sequence of the spec's action instances: mostly ones the
 //! model takes, the rest ones it refuses. Each is applied to the model
@@ -27,7 +28,7 @@ mod common;
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 
-use ringlab_model::xsk_rx::{Action, Config, Mutant, Redirect, RxPath, State, Verdict};
+use ringlab_model::xsk_rx::{Action, Config, Mutant, Redirect, RxPath, Stage, State, Verdict};
 use ringlab_sim::xsk_rx::{invariants, XskRx, XskRxConfig};
 
 /// Steps of a run, at most.
@@ -69,7 +70,11 @@ fn shapes() -> Vec<Config> {
         late_bind: vec![],
         ..Config::fast()
     };
+    let remap = |base: Config| Config { remap: true, ..base };
     vec![
+        remap(Config::driver()),
+        remap(Config::generic()),
+        remap(Config::fast()),
         Config::driver(),
         Config::generic(),
         generic_two,
@@ -197,7 +202,9 @@ prop_state_machine! {
 
 /// The generated runs reach what the comparison is for: packets received
 /// on each path, the fast path and its fallback, two CPUs contending for
-/// the rx lock, multi-chunk packets, full rings, late binds, releases.
+/// the rx lock, multi-chunk packets, full rings, late binds, releases,
+/// XSKMAP entries replaced with a packet for the old socket in flight,
+/// and a socket released from two entries.
 #[test]
 fn generated_runs_reach_the_interesting_steps() {
     use proptest::strategy::ValueTree;
@@ -248,6 +255,19 @@ fn generated_runs_reach_the_interesting_steps() {
                 {
                     see("rx queue full")
                 }
+                (Action::XskMapUpdate { k, .. }, Some(_))
+                    if s.map[usize::from(k) - 1] != 0
+                        && s.cpu.iter().any(|r| {
+                            r.stage != Stage::Idle && r.sock == s.map[usize::from(k) - 1]
+                        }) =>
+                {
+                    see("entry replaced in flight")
+                }
+                (Action::XskRelease { s: x }, Some(_))
+                    if s.map.iter().filter(|&&e| e == x).count() > 1 =>
+                {
+                    see("release from two entries")
+                }
                 (Action::XskBind { .. }, Some(_)) => see("late bind"),
                 (Action::XskReleaseDone { .. }, Some(_)) => see("release done"),
                 (Action::XdpDoFlush { .. }, Some(_)) => see("poll end"),
@@ -268,6 +288,8 @@ fn generated_runs_reach_the_interesting_steps() {
         "late bind",
         "release done",
         "poll end",
+        "entry replaced in flight",
+        "release from two entries",
     ] {
         assert!(
             seen.get(want).copied().unwrap_or(0) > 5,

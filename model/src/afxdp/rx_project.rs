@@ -72,6 +72,7 @@ pub fn rx_config(s: &Scenario) -> Result<Config, Refused> {
         verdicts,
         closes: false,
         late_bind: vec![],
+        remap: false,
         redirect: Redirect::Map,
         mutant: Mutant::None,
     })
@@ -146,7 +147,7 @@ impl RxRecorder {
             rx,
             rx_pub,
             st: vec![Sst::Bound; ns],
-            in_map: vec![true; ns],
+            map: (1..=ns as u8).collect(),
             arrived: self.arrived,
             fate: self.fate.clone(),
             cpu: vec![self.cpu.clone()],
@@ -163,5 +164,5 @@ impl RxRecorder {
 
 /// The receive a frame for socket `sock` (1-based) starts: XdpRun's go.
 pub(super) fn going(pkt: u8, sock: u8) -> Recv {
-    Recv { stage: crate::xsk_rx::Stage::Lock, pkt, sock, key: sock, len: 1, ..Recv::IDLE }
+    Recv { stage: crate::xsk_rx::Stage::Lock, pkt, sock, tgt: sock, len: 1, ..Recv::IDLE }
 }

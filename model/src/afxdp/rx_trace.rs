@@ -125,7 +125,8 @@ impl RxTrace {
             s.rx.resize(ns, Vec::new());
             s.rx_pub.resize(ns, 0);
             s.st.resize(ns, crate::xsk_rx::Sst::Bound);
-            s.in_map.resize(ns, true);
+            let keys = s.map.len() as u8;
+            s.map.extend(keys + 1..=with.n_sockets);
             s.lock.resize(ns, None);
             s.cnt.resize(ns, Default::default());
         }

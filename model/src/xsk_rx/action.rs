@@ -16,8 +16,9 @@ pub enum Action {
     UserRecv { s: Sock },
     /// XskBind(s): bind(), xsk_bind().
     XskBind { s: Sock },
-    /// XskMapUpdate(s): bpf_map_update_elem(), xsk_map_update_elem().
-    XskMapUpdate { s: Sock },
+    /// XskMapUpdate(k, s): bpf_map_update_elem() of socket s into entry
+    /// k, xsk_map_update_elem().
+    XskMapUpdate { k: Sock, s: Sock },
     /// XskRelease(s): close(), xsk_release().
     XskRelease { s: Sock },
     /// XskReleaseDone(s): synchronize_net() returned; the socket is freed.
@@ -112,9 +113,9 @@ impl fmt::Display for Action {
             Action::UserFill { b } => write!(out, "{n}({b})"),
             Action::UserRecv { s }
             | Action::XskBind { s }
-            | Action::XskMapUpdate { s }
             | Action::XskRelease { s }
             | Action::XskReleaseDone { s } => write!(out, "{n}({s})"),
+            Action::XskMapUpdate { k, s } => write!(out, "{n}({k}, {s})"),
             Action::XdpRun { c, v, k, len } => write!(out, "{n}({c}, \"{}\", {k}, {len})", v.id()),
             Action::Done => write!(out, "{n}"),
             _ => write!(out, "{n}({})", self.cpu().unwrap_or_default()),

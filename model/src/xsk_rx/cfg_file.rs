@@ -11,7 +11,7 @@ use super::config::{Config, Mutant, Redirect, RxPath, Verdict};
 /// What one MCXskRx_*.cfg or MCXskRedirectXsk_*.cfg file says.
 pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
-const NAMES: [&str; 15] = [
+const NAMES: [&str; 16] = [
     "Cpus",
     "NSockets",
     "NBufs",
@@ -25,6 +25,7 @@ const NAMES: [&str; 15] = [
     "Verdicts",
     "Closes",
     "LateBind",
+    "Remap",
     "Redirect",
     "Mutant",
 ];
@@ -89,6 +90,7 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         verdicts,
         closes: boolean("Closes")?,
         late_bind,
+        remap: boolean("Remap")?,
         redirect,
         mutant,
     };

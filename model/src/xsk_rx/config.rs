@@ -125,6 +125,9 @@ crate::mutant::spec_mutants! {
     /// The rx ring's free entries counted from
     /// the published producer instead of cached_prod.
     RxRoomFromPublished => "rx-room-from-published",
+    /// Release clears the socket's own XSKMAP
+    /// entry only, not the others naming it.
+    XskmapReleaseOwnEntry => "xskmap-release-own-entry",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered
@@ -159,6 +162,10 @@ pub struct Config {
     /// LateBind: sockets that start unbound and out of the XSKMAP,
     /// ascending.
     pub late_bind: Vec<Sock>,
+    /// Remap: the application may put any socket in any XSKMAP entry at
+    /// any time (false: each LateBind socket in its own entry, once).
+    #[serde(default)]
+    pub remap: bool,
     /// Redirect.
     pub redirect: Redirect,
     pub mutant: Mutant,
@@ -182,6 +189,7 @@ impl Config {
             verdicts: Verdict::ALL.to_vec(),
             closes: true,
             late_bind: vec![],
+            remap: false,
             redirect: Redirect::Map,
             mutant: Mutant::None,
         }
@@ -303,6 +311,11 @@ impl Config {
     /// Cpus, in TLC's order (as the .cfg lists them).
     pub fn cpu_ids(&self) -> impl Iterator<Item = Cpu> + Clone {
         0..self.cpus.len() as Cpu
+    }
+
+    /// Keys: the XSKMAP's indexes (Keys == Sockets), ascending.
+    pub fn keys(&self) -> impl Iterator<Item = Sock> + Clone {
+        self.sockets()
     }
 
     /// s \in LateBind

@@ -151,8 +151,8 @@ impl State {
             <= i64::from(cfg.n_bufs) - self.ufree.len() as i64 - self.fq.len() as i64
     }
 
-    /// NoUseAfterFree: no receive, flush list, driver slot, queue pointer
-    /// or ring holds a freed socket.
+    /// NoUseAfterFree: no receive, flush list, driver slot, queue pointer,
+    /// XSKMAP entry or ring holds a freed socket.
     pub fn no_use_after_free(&self, cfg: &Config) -> bool {
         cfg.sockets().all(|s| {
             self.st_of(s) != Sst::Freed
@@ -160,14 +160,15 @@ impl State {
                     && self.flush.iter().all(|f| !f.contains(&s))
                     && self.fast_xs.iter().all(|&x| x != s)
                     && self.rxq_xsk != s
+                    && self.map.iter().all(|&e| e != s)
                     && self.rx[si(s)].is_empty())
         })
     }
 
     /// DeliveredToKey: a receive goes to the socket its program's XSKMAP
-    /// index named.
+    /// entry named when the program ran.
     pub fn delivered_to_key(&self, _cfg: &Config) -> bool {
-        self.cpu.iter().all(|r| r.sock == r.key)
+        self.cpu.iter().all(|r| r.sock == r.tgt)
     }
 
     /// RxqXskInStep: the queue's socket pointer names a bound socket, and

@@ -40,7 +40,7 @@ impl State {
             Action::UserFill { b } => self.user_fill(cfg, b),
             Action::UserRecv { s } => self.user_recv(cfg, s),
             Action::XskBind { s } => self.xsk_bind(cfg, s),
-            Action::XskMapUpdate { s } => self.xsk_map_update(cfg, s),
+            Action::XskMapUpdate { k, s } => self.xsk_map_update(cfg, k, s),
             Action::XskRelease { s } => self.xsk_release(cfg, s),
             Action::XskReleaseDone { s } => self.xsk_release_done(cfg, s),
             Action::NapiPoll { c } => self.napi_poll(cfg, c),
@@ -72,8 +72,10 @@ impl State {
                 Action::XskRelease { s },
                 Action::XskReleaseDone { s },
                 Action::XskBind { s },
-                Action::XskMapUpdate { s },
             ]);
+        }
+        for k in cfg.keys() {
+            out.extend(cfg.sockets().map(|s| Action::XskMapUpdate { k, s }));
         }
         for c in cfg.cpu_ids() {
             out.push(Action::NapiPoll { c });

@@ -36,13 +36,13 @@ impl State {
     }
 
     /// FastPath(k): bpf_redirect_xsk() with XSKMAP index k returns
-    /// XDP_REDIRECT_XSK: the queue keeps a socket and entry k is that
+    /// XDP_REDIRECT_XSK: the queue keeps a socket and entry k names that
     /// socket (redirect-xsk-ignore-key: whatever k names).
     pub fn fast_path(&self, cfg: &Config, k: Sock) -> bool {
         cfg.redirect == Redirect::Xsk
             && self.rxq_xsk != 0
             && (cfg.mutant == Mutant::RedirectXskIgnoreKey
-                || (self.in_map[si(k)] && k == self.rxq_xsk))
+                || self.map[si(k)] == self.rxq_xsk)
     }
 
     /// XdpRun(c) with verdict v, XSKMAP index k and a packet of len
@@ -76,11 +76,12 @@ impl State {
         t.arrived += 1;
         let p = t.arrived as usize - 1;
         let fast = v == Verdict::Redirect && self.fast_path(cfg, k);
-        let s = if fast { self.rxq_xsk } else { k };
+        let tgt = self.map[si(k)];
+        let s = if fast { self.rxq_xsk } else { tgt };
         match v {
             Verdict::Drop => t.fate[p] = Fate::XdpDrop,
             Verdict::Pass => t.fate[p] = Fate::XdpPass,
-            Verdict::Redirect if !(fast || self.in_map[si(k)]) || self.st_of(s) != Sst::Bound => {
+            Verdict::Redirect if s == 0 || self.st_of(s) != Sst::Bound => {
                 if cfg.mutant != Mutant::RxRedirectErrLost {
                     t.fate[p] = Fate::RedirectErr;
                 }
@@ -98,7 +99,7 @@ impl State {
                     },
                     pkt: t.arrived as u8,
                     sock: s,
-                    key: k,
+                    tgt,
                     len,
                     bufs: Vec::new(),
                     peek: None,

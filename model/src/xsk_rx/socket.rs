@@ -58,21 +58,25 @@ impl State {
         Some(t)
     }
 
-    /// XskMapUpdate(s): bpf_map_update_elem() into s's XSKMAP entry
-    /// (xsk_map_update_elem() takes a socket bound or not).
-    pub fn xsk_map_update(&self, cfg: &Config, s: Sock) -> Option<State> {
+    /// XskMapUpdate(k, s): bpf_map_update_elem() of socket s, bound or
+    /// not, into XSKMAP entry k, replacing the socket there (which stays
+    /// bound); without Remap only a socket into its own empty entry.
+    pub fn xsk_map_update(&self, cfg: &Config, k: Sock, s: Sock) -> Option<State> {
         if !(1..=cfg.n_sockets).contains(&s)
+            || !(1..=cfg.n_sockets).contains(&k)
             || !matches!(self.st_of(s), Sst::Unbound | Sst::Bound)
-            || self.in_map[si(s)]
+            || self.map[si(k)] == s
+            || !(cfg.remap || (k == s && self.map[si(k)] == 0))
         {
             return None;
         }
         let mut t = self.clone();
-        t.in_map[si(s)] = true;
+        t.map[si(k)] = s;
         Some(t)
     }
 
-    /// XskRelease(s): close(), xsk_release(): s leaves the XSKMAP,
+    /// XskRelease(s): close(), xsk_release(): s leaves every XSKMAP entry
+    /// naming it (xskmap-release-own-entry: entry s only),
     /// xsk_unbind_dev() sets XSK_UNBOUND and takes s out of
     /// netdev_rx_queue (rxq-xsk-stale: it stays there).
     pub fn xsk_release(&self, cfg: &Config, s: Sock) -> Option<State> {
@@ -81,7 +85,11 @@ impl State {
         }
         let mut t = self.clone();
         t.st[si(s)] = Sst::Unbinding;
-        t.in_map[si(s)] = false;
+        for (k, e) in t.map.iter_mut().enumerate() {
+            if *e == s && (cfg.mutant != Mutant::XskmapReleaseOwnEntry || k == si(s)) {
+                *e = 0;
+            }
+        }
         if self.rxq_xsk == s && cfg.mutant != Mutant::RxqXskStale {
             t.rxq_xsk = 0;
         }

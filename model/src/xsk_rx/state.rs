@@ -110,8 +110,8 @@ pub struct Recv {
     pub pkt: Pkt,
     /// The socket it receives into (0: none).
     pub sock: Sock,
-    /// The XSKMAP index the program named (0: none).
-    pub key: Sock,
+    /// The socket the program's XSKMAP entry named when it ran (0: none).
+    pub tgt: Sock,
     pub len: u8,
     /// The buffers taken so far, in order.
     pub bufs: Vec<Buf>,
@@ -128,7 +128,7 @@ impl Recv {
         stage: Stage::Idle,
         pkt: 0,
         sock: 0,
-        key: 0,
+        tgt: 0,
         len: 0,
         bufs: Vec::new(),
         peek: None,
@@ -162,8 +162,8 @@ pub struct State {
     /// rxPub[s]: how many of them are published.
     pub rx_pub: Vec<u32>,
     pub st: Vec<Sst>,
-    /// inMap[s]: the XSKMAP entry names s.
-    pub in_map: Vec<bool>,
+    /// map[k]: the socket XSKMAP entry k names (0: None).
+    pub map: Vec<Sock>,
     pub arrived: u32,
     pub fate: Vec<Fate>,
     pub cpu: Vec<Recv>,
@@ -211,7 +211,7 @@ impl State {
                     }
                 })
                 .collect(),
-            in_map: cfg.sockets().map(|s| !cfg.late(s)).collect(),
+            map: cfg.keys().map(|k| if cfg.late(k) { 0 } else { k }).collect(),
             arrived: 0,
             fate: vec![Fate::None; usize::from(cfg.max_pkts)],
             cpu: vec![Recv::IDLE; nc],
@@ -262,14 +262,14 @@ impl State {
     }
 
     /// XskRedirectXsk.tla's Map: each receive is for the socket its
-    /// program's XSKMAP index named and took no fast path (AbsCpu), the
+    /// program's XSKMAP entry named and took no fast path (AbsCpu), the
     /// socket the driver keeps to flush is on the CPU's flush list
     /// (AbsFlush), and the queue's socket pointer and the driver's slots
     /// are gone.
     pub fn refinement_image(&self) -> State {
         let mut t = self.clone();
         for (c, r) in t.cpu.iter_mut().enumerate() {
-            r.sock = r.key;
+            r.sock = r.tgt;
             r.fast = false;
             if let Some(s) = self.fast_set(c as Cpu) {
                 t.flush[c].insert(s);

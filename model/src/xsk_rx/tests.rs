@@ -18,6 +18,15 @@ fn run(cfg: &Config, actions: &[Action]) -> State {
     s
 }
 
+/// Run `actions` from `s`, each of which must be enabled.
+fn run_from(cfg: &Config, mut s: State, actions: &[Action]) -> State {
+    for a in actions {
+        assert!(s.enabled(cfg).contains(a), "{a} is not enabled");
+        s = s.step(cfg, a).unwrap_or_else(|| panic!("{a} did not step"));
+    }
+    s
+}
+
 fn redirect(c: Cpu, k: Sock, len: u8) -> Action {
     Action::XdpRun {
         c,
@@ -190,7 +199,7 @@ fn the_fast_path_receives_into_the_queues_socket() {
     assert_eq!(s.rxq_xsk, 1);
     // Index 1 names the queue's socket: XDP_REDIRECT_XSK.
     let t = s.step(&cfg, &redirect(C1, 1, 1)).unwrap();
-    assert_eq!((t.cpu[1].sock, t.cpu[1].key, t.cpu[1].fast), (1, 1, true));
+    assert_eq!((t.cpu[1].sock, t.cpu[1].tgt, t.cpu[1].fast), (1, 1, true));
     // Index 2 is empty: the XSKMAP path's -ENXIO.
     let u = s.step(&cfg, &redirect(C1, 2, 1)).unwrap();
     assert_eq!(
@@ -226,7 +235,7 @@ fn the_fast_path_receives_into_the_queues_socket() {
         .flushed_at_poll_end(&missing));
     // Once socket 2 is bound too, the queue keeps none: the XSKMAP path.
     let two = s
-        .step(&cfg, &Action::XskMapUpdate { s: 2 })
+        .step(&cfg, &Action::XskMapUpdate { k: 2, s: 2 })
         .and_then(|x| x.step(&cfg, &Action::XskBind { s: 2 }))
         .unwrap();
     let t = two.step(&cfg, &redirect(C1, 1, 1)).unwrap();
@@ -235,7 +244,7 @@ fn the_fast_path_receives_into_the_queues_socket() {
     // index 2, which the XSKMAP path cannot take.
     let seed = cfg.clone().with_mutant(Mutant::RedirectXskIgnoreKey);
     let t = s.step(&seed, &redirect(C1, 2, 1)).unwrap();
-    assert_eq!((t.cpu[1].sock, t.cpu[1].key, t.cpu[1].fast), (1, 2, true));
+    assert_eq!((t.cpu[1].sock, t.cpu[1].tgt, t.cpu[1].fast), (1, 0, true));
     assert!(!t.delivered_to_key(&seed));
     let abs = seed.refined();
     assert!(!refinement::refines_step(&abs, &s, &redirect(C1, 2, 1), &t));
@@ -288,6 +297,70 @@ fn a_second_socket_binding_clears_the_queues_socket() {
         State::init(&stale).xsk_release(&stale, 1).unwrap().rxq_xsk,
         1
     );
+}
+
+#[test]
+fn a_packet_in_flight_keeps_the_socket_its_entry_named() {
+    let cfg = Config {
+        remap: true,
+        ..Config::driver()
+    };
+    let s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 1),
+        ],
+    );
+    assert_eq!((s.cpu[0].sock, s.cpu[0].tgt), (1, 1));
+    // Entry 1 now names socket 2; socket 1 stays bound and in flight.
+    let t = s.step(&cfg, &Action::XskMapUpdate { k: 1, s: 2 }).unwrap();
+    assert_eq!((t.map.clone(), t.st_of(1)), (vec![2, 2], Sst::Bound));
+    let t = run_from(&cfg, t, &[Action::XpAllocPeek { c: C0 }, Action::XpAllocTake { c: C0 }]);
+    let t = t.step(&cfg, &Action::XskRcvReserve { c: C0 }).unwrap();
+    assert_eq!((t.rx[0].len(), t.rx[1].len()), (1, 0));
+    assert!(t.delivered_to_key(&cfg));
+    // Without Remap only a socket into its own empty entry.
+    let fixed = Config::driver();
+    assert!(s.step(&fixed, &Action::XskMapUpdate { k: 1, s: 2 }).is_none());
+    // The next packet for index 1 goes to socket 2.
+    let u = t.step(&cfg, &redirect(C0, 1, 1)).unwrap();
+    assert_eq!((u.cpu[0].sock, u.cpu[0].tgt), (2, 2));
+}
+
+#[test]
+fn release_clears_every_entry_naming_the_socket() {
+    let cfg = Config {
+        remap: true,
+        ..Config::driver()
+    };
+    let s = run(&cfg, &[Action::XskMapUpdate { k: 2, s: 1 }]);
+    assert_eq!(s.map, vec![1, 1]);
+    let t = run_from(&cfg, s.clone(), &[Action::XskRelease { s: 1 }, Action::XskReleaseDone { s: 1 }]);
+    assert_eq!(t.map, vec![0, 0]);
+    assert!(t.no_use_after_free(&cfg));
+    // xskmap-release-own-entry: entry 2 still names the freed socket.
+    let own = cfg.clone().with_mutant(Mutant::XskmapReleaseOwnEntry);
+    let t = run_from(&own, s, &[Action::XskRelease { s: 1 }, Action::XskReleaseDone { s: 1 }]);
+    assert_eq!(t.map, vec![0, 1]);
+    assert!(!t.no_use_after_free(&own));
+}
+
+#[test]
+fn the_fast_path_compares_the_entrys_socket() {
+    let cfg = Config {
+        remap: true,
+        ..Config::fast()
+    };
+    // Index 2 names the queue's socket: XDP_REDIRECT_XSK.
+    let s = run(&cfg, &[Action::XskMapUpdate { k: 2, s: 1 }, Action::NapiPoll { c: C1 }]);
+    let t = s.step(&cfg, &redirect(C1, 2, 1)).unwrap();
+    assert_eq!((t.cpu[1].sock, t.cpu[1].tgt, t.cpu[1].fast), (1, 1, true));
+    // Entry 1 names socket 2, not bound: no fast path, -ENXIO.
+    let s = run(&cfg, &[Action::XskMapUpdate { k: 1, s: 2 }, Action::NapiPoll { c: C1 }]);
+    let t = s.step(&cfg, &redirect(C1, 1, 1)).unwrap();
+    assert_eq!((t.fate[0], t.cpu[1].stage), (Fate::RedirectErr, Stage::Idle));
 }
 
 #[test]

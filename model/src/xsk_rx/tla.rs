@@ -55,11 +55,11 @@ pub fn desc(d: &Desc) -> String {
 /// A CPU's receive as the spec's record.
 pub fn recv(r: &Recv) -> String {
     format!(
-        "[stage |-> \"{}\", pkt |-> {}, sock |-> {}, key |-> {}, len |-> {}, bufs |-> {}, peek |-> {}, fast |-> {}]",
+        "[stage |-> \"{}\", pkt |-> {}, sock |-> {}, tgt |-> {}, len |-> {}, bufs |-> {}, peek |-> {}, fast |-> {}]",
         r.stage.id(),
         r.pkt,
         r.sock,
-        r.key,
+        r.tgt,
         r.len,
         seq(&r.bufs, |b| b.to_string()),
         r.peek.unwrap_or(0),
@@ -79,7 +79,7 @@ pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
         ("rx", seq(&s.rx, |q| seq(q, desc))),
         ("rxPub", seq(&s.rx_pub, |n| n.to_string())),
         ("st", seq(&s.st, |x| format!("\"{}\"", x.id()))),
-        ("inMap", seq(&s.in_map, |b| tla_bool(*b).into())),
+        ("map", seq(&s.map, |k| k.to_string())),
         ("arrived", s.arrived.to_string()),
         ("fate", seq(&s.fate, |f| format!("\"{}\"", f.id()))),
         ("cpu", per_cpu(cfg, &s.cpu, recv)),
@@ -136,9 +136,9 @@ pub fn action(cfg: &Config, a: &Action) -> String {
         Action::UserFill { .. } | Action::Done => name.into(),
         Action::UserRecv { s }
         | Action::XskBind { s }
-        | Action::XskMapUpdate { s }
         | Action::XskRelease { s }
         | Action::XskReleaseDone { s } => format!("{name}({s})"),
+        Action::XskMapUpdate { k, s } => format!("{name}({k}, {s})"),
         _ => format!("{name}({})", cpu_name(cfg, a.cpu().unwrap_or_default())),
     }
 }
@@ -165,6 +165,7 @@ pub fn constants(cfg: &Config) -> String {
         ("Verdicts", set(cfg.verdicts.iter(), |v| quoted(v.id()))),
         ("Closes", tla_bool(cfg.closes).into()),
         ("LateBind", set(cfg.late_bind.iter(), |s| s.to_string())),
+        ("Remap", tla_bool(cfg.remap).into()),
         ("Redirect", quoted(cfg.redirect.id())),
         ("Mutant", quoted(cfg.mutant.id())),
     ];

@@ -136,7 +136,7 @@ fn simulator_runs_are_behaviours_of_the_spec() {
     // has its socket (the map's path refuses it: redirect_err).
     let fast: Vec<&Run> = runs.iter().filter(|r| r.spec.redirect == Redirect::Xsk).collect();
     let own = fast.iter().flat_map(|r| &r.states).any(|s| {
-        s.rxq_xsk != 0 && s.cpu.iter().any(|c| c.stage != Stage::Idle && c.key == s.rxq_xsk)
+        s.rxq_xsk != 0 && s.cpu.iter().any(|c| c.stage != Stage::Idle && c.tgt == s.rxq_xsk)
     });
     let other = fast.iter().flat_map(|r| r.states.windows(2)).any(|w| {
         w[0].rxq_xsk != 0 && w[0].fate.iter().zip(&w[1].fate).any(|(a, b)| *a == Fate::None && *b == Fate::RedirectErr)

@@ -4,13 +4,15 @@
 //! under that config's constants, with more packets (MaxPkts = PKTS) so
 //! that a walk runs several polls and reuses its buffers:
 //! MCXskRx_Driver, MCXskRx_Generic, MCXskRx_LateBind,
-//! MCXskRedirectXsk_Fast (a receive on the fast path), and
+//! MCXskRedirectXsk_Fast (a receive on the fast path),
 //! MCXskRedirectXsk_TwoSockets against the spec with its mutant
-//! (rxq-xsk-two-sockets). Traces corrupted at one step (a buffer
-//! duplicated, a drop counter bumped, a step skipped, a first state that
-//! is not Init, and the rxq-xsk-two-sockets walk against the correct
-//! spec) are rejected at that step, with the action really taken there
-//! among the candidates TLC lists.
+//! (rxq-xsk-two-sockets), and MCXskRx_Remap (an XSKMAP entry replaced
+//! while a packet for its old socket is in flight). Traces corrupted at
+//! one step (a buffer duplicated, a drop counter bumped, a step skipped,
+//! a first state that is not Init, a receive in flight moved to another
+//! socket, and the rxq-xsk-two-sockets walk against the correct spec)
+//! are rejected at that step, with the action really taken there among
+//! the candidates TLC lists.
 //!
 //! Seeds: RINGLAB_XSKRX_SEED (default 1) plus each walk's offset; each
 //! walk prints its seed and its steps.
@@ -21,7 +23,7 @@ mod common;
 use ringlab_model::explore::SpecMachine;
 use ringlab_model::rng::Rng;
 use ringlab_model::xsk_rx::{
-    tla, Action, Config, Machine, ModelCfg, Mutant, State, Verdict as XdpVerdict,
+    tla, Action, Config, Machine, ModelCfg, Mutant, Stage, State, Verdict as XdpVerdict,
 };
 use ringlab_tlc::trace::xsk_rx::{self as xskrx_trace, validate, Verdict};
 
@@ -168,6 +170,10 @@ fn walks(seed: u64) -> Vec<(Walk, &'static [&'static str])> {
             walk("MCXskRedirectXsk_TwoSockets", seed, 4, &[]),
             &["XskBind"],
         ),
+        (
+            walk("MCXskRx_Remap", seed, 5, &[]),
+            &["XskMapUpdate", "XdpDoFlush", "UserRecv"],
+        ),
     ]
 }
 
@@ -207,6 +213,25 @@ fn model_walks_are_behaviours_of_the_spec() {
     for ((w, _), v) in walks.iter().zip(verdicts) {
         assert_eq!(v, accepted(&w.states), "{}", w.name);
     }
+}
+
+/// Whether the walk replaces an XSKMAP entry while a receive into the
+/// socket it named is in flight.
+fn replaces_in_flight(w: &Walk) -> bool {
+    w.actions.iter().enumerate().any(|(i, a)| match *a {
+        Some(Action::XskMapUpdate { k, .. }) => {
+            let before = &w.states[i];
+            let old = before.map[usize::from(k) - 1];
+            old != 0 && before.cpu.iter().any(|r| r.stage != Stage::Idle && r.sock == old)
+        }
+        _ => false,
+    })
+}
+
+#[test]
+fn the_remap_walk_replaces_an_entry_in_flight() {
+    let w = walk("MCXskRx_Remap", base_seed(), 5, &[]);
+    assert!(replaces_in_flight(&w), "{}: no entry replaced with a packet in flight", w.name);
 }
 
 /// Whether Next under `cfg` steps (or stutters) from `s` to `t`.
@@ -249,7 +274,7 @@ fn corrupt_at(w: &Walk, name: &'static str, f: impl Fn(&mut Vec<State>, usize)) 
 fn corrupted_traces_are_rejected_at_the_corrupted_step() {
     // The walks model_walks_are_behaviours_of_the_spec validates.
     let walks = walks(base_seed());
-    let (driver, fast, two) = (&walks[0].0, &walks[3].0, &walks[4].0);
+    let (driver, fast, two, remap) = (&walks[0].0, &walks[3].0, &walks[4].0, &walks[5].0);
     let mut cases = vec![
         // A buffer duplicated: buffer 1 also on the pool's free list.
         corrupt_at(driver, "buffer-duplicated", |t, k| t[k].kfree.push(1)),
@@ -260,6 +285,14 @@ fn corrupted_traces_are_rejected_at_the_corrupted_step() {
         // A step skipped: state k is dropped, k + 1 follows k - 1.
         corrupt_at(fast, "step-skipped", |t, k| {
             t.remove(k);
+        }),
+        // A receive in flight moved to the other socket, as a redirect
+        // that read its entry again at receive time would.
+        corrupt_at(remap, "in-flight-moved", |t, k| {
+            if let Some(r) = t[k].cpu.iter_mut().find(|r| r.stage != Stage::Idle) {
+                r.sock = 3 - r.sock;
+                r.tgt = r.sock;
+            }
         }),
         // Not from Init.
         Corrupt {

@@ -77,7 +77,8 @@ pub struct Receive {
     pub stage: Stage,
     pub pkt: Pkt,
     pub sock: Sock,
-    pub key: Sock,
+    /// The socket the program's XSKMAP entry named when it ran.
+    pub tgt: Sock,
     pub len: u8,
     pub bufs: Vec<Buf>,
     pub peek: Option<Buf>,
@@ -89,7 +90,7 @@ impl Receive {
         stage: Stage::Idle,
         pkt: 0,
         sock: 0,
-        key: 0,
+        tgt: 0,
         len: 0,
         bufs: Vec::new(),
         peek: None,

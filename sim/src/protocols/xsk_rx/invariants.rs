@@ -132,10 +132,10 @@ pub fn explain(st: &State, cfg: &Config, invariant: &str) -> String {
         }
         "DeliveredToKey" => {
             for (c, r) in st.cpu.iter().enumerate() {
-                if r.sock != r.key {
+                if r.sock != r.tgt {
                     out.push(format!(
-                        "CPU {c} receives packet {} into socket {} for XSKMAP index {}",
-                        r.pkt, r.sock, r.key
+                        "CPU {c} receives packet {} into socket {}, its XSKMAP entry named {}",
+                        r.pkt, r.sock, r.tgt
                     ));
                 }
             }

@@ -50,7 +50,7 @@ impl XskRx {
             rx,
             rx_pub,
             st: self.socks.iter().map(|s| s.state()).collect(),
-            in_map: self.socks.iter().map(|s| self.map.holds(s.id)).collect(),
+            map: self.map.entries(),
             arrived: self.rxq.arrived(),
             fate: self.rxq.fates(),
             cpu: self
@@ -60,7 +60,7 @@ impl XskRx {
                     stage: r.stage,
                     pkt: r.pkt,
                     sock: r.sock,
-                    key: r.key,
+                    tgt: r.tgt,
                     len: r.len,
                     bufs: r.bufs.clone(),
                     peek: r.peek,

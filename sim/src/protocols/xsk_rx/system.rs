@@ -150,17 +150,23 @@ impl XskRx {
         Ok(())
     }
 
-    /// XskMapUpdate(s): bpf_map_update_elem(), xsk_map_update_elem() of
-    /// entry s with socket s, bound or not.
-    pub fn xsk_map_update(&mut self, s: Sock) -> Step {
+    /// XskMapUpdate(k, s): bpf_map_update_elem(), xsk_map_update_elem() of
+    /// entry k with socket s, bound or not, replacing the socket there
+    /// (without Remap: s into its own empty entry only).
+    pub fn xsk_map_update(&mut self, k: Sock, s: Sock) -> Step {
         let sock = self.sock("XskMapUpdate", s)?;
-        if !matches!(sock.state(), Sst::Unbound | Sst::Bound) || self.map.holds(s) {
+        self.sock("XskMapUpdate", k)?;
+        if !matches!(sock.state(), Sst::Unbound | Sst::Bound) {
+            return Err(off("XskMapUpdate", format!("socket {s} is released")));
+        }
+        let old = self.map.get(k);
+        if old == Some(s) || !(self.cfg.spec.remap || (k == s && old.is_none())) {
             return Err(off(
                 "XskMapUpdate",
-                format!("socket {s} is released or in the map"),
+                format!("entry {k} names {old:?}: not replaced by socket {s}"),
             ));
         }
-        self.map.update(s);
+        self.map.update(k, s);
         Ok(())
     }
 
@@ -273,7 +279,7 @@ impl XskRx {
     }
 
     /// bpf_redirect_xsk(k) (seed 002, with ringlab's comparison): the
-    /// queue keeps a socket and XSKMAP entry k is that socket
+    /// queue keeps a socket and XSKMAP entry k names that socket
     /// (mutant-redirect-xsk-ignore-key: whatever k names).
     fn redirect_xsk(&mut self, k: Sock) -> Option<Sock> {
         let q = self.rxq.xsk();
@@ -283,7 +289,7 @@ impl XskRx {
         if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
             return Some(q);
         }
-        (self.map.lookup(k, &mut self.cost) == Some(q) && k == q).then_some(q)
+        (self.map.lookup(k, &mut self.cost) == Some(q)).then_some(q)
     }
 
     /// XdpRun(c, v, k, len): a packet of len chunks arrives on c (in the
@@ -325,8 +331,12 @@ impl XskRx {
             Verdict::Drop => Fate::XdpDrop,
             Verdict::Pass => Fate::XdpPass,
             Verdict::Redirect => {
-                let (s, fast) = match (v, self.redirect_xsk(k)) {
-                    (_, Some(q)) => (Some(q), true),
+                // tgt: the socket entry k names as the program runs.
+                let (s, fast, tgt) = match (v, self.redirect_xsk(k)) {
+                    (_, Some(q)) if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") => {
+                        (Some(q), true, self.map.get(k))
+                    }
+                    (_, Some(q)) => (Some(q), true, Some(q)),
                     _ => {
                         let found = self.map.lookup(k, &mut self.cost);
                         let mut ri = self.cpus[ci].ri.lock().unwrap_or_else(|e| e.into_inner());
@@ -335,7 +345,7 @@ impl XskRx {
                         } else {
                             None
                         };
-                        (s, false)
+                        (s, false, found)
                     }
                 };
                 match s {
@@ -357,7 +367,7 @@ impl XskRx {
                                 },
                                 pkt: p,
                                 sock: s,
-                                key: k,
+                                tgt: tgt.unwrap_or(0),
                                 len,
                                 bufs: Vec::new(),
                                 peek: None,
@@ -585,7 +595,7 @@ impl XskRx {
             Action::UserFill { b } => self.user_fill(b),
             Action::UserRecv { s } => self.user_recv(s),
             Action::XskBind { s } => self.xsk_bind(s),
-            Action::XskMapUpdate { s } => self.xsk_map_update(s),
+            Action::XskMapUpdate { k, s } => self.xsk_map_update(k, s),
             Action::XskRelease { s } => self.xsk_release(s),
             Action::XskReleaseDone { s } => self.xsk_release_done(s),
             Action::NapiPoll { c } => self.napi_poll(c),

@@ -219,8 +219,8 @@ fn run_packet(a: &mut Actor, c: Cpu, rng: &mut Rng) -> Result<bool, String> {
     }
     let r = a.sys.recv[usize::from(c)].clone();
     if r.stage != Stage::Idle {
-        a.check(r.sock == r.key, || {
-            format!("DeliveredToKey: CPU {c} receives packet {} into socket {} for XSKMAP index {}", r.pkt, r.sock, r.key)
+        a.check(r.sock == r.tgt, || {
+            format!("DeliveredToKey: CPU {c} receives packet {} into socket {}, its XSKMAP entry named {}", r.pkt, r.sock, r.tgt)
         })?;
         let st = a.sys.socks[usize::from(r.sock) - 1].state();
         a.check(st != Sst::Freed, || {
@@ -326,7 +326,11 @@ fn plan(spec: &Config, rng: &mut Rng) -> Vec<(u32, Action)> {
     for s in spec.sockets() {
         if spec.late(s) {
             plan.push((rng.below(max / 2 + 1), Action::XskBind { s }));
-            plan.push((rng.below(max / 2 + 1), Action::XskMapUpdate { s }));
+            plan.push((rng.below(max / 2 + 1), Action::XskMapUpdate { k: s, s }));
+        }
+        if spec.remap && rng.chance(1, 2) {
+            let k = 1 + rng.below(u32::from(spec.n_sockets)) as u8;
+            plan.push((rng.below(max / 2 + 1), Action::XskMapUpdate { k, s }));
         }
         if spec.closes && rng.chance(1, 3) {
             plan.push((max / 4 + rng.below(max - max / 4), Action::XskRelease { s }));

@@ -1,6 +1,6 @@
 //! The XSKMAP (net/xdp/xskmap.c) and the queue's netdev_rx_queue socket
-//! pointer of seed 002. Entry k names socket k or nothing, as the spec's
-//! inMap has it.
+//! pointer of seed 002. Entry k names any socket or nothing, as the
+//! spec's map has it; a socket may be in several entries.
 
 use ringlab_model::xsk_rx::Sock;
 use ringlab_ring::sync::AtomicU8;
@@ -10,11 +10,12 @@ use super::cost::Cost;
 
 #[derive(Debug)]
 pub struct XskMap {
-    /// m->xsk_map[k - 1]: 0 (NULL) or k.
+    /// m->xsk_map[k - 1]: 0 (NULL) or a socket.
     entries: Vec<AtomicU8>,
 }
 
 impl XskMap {
+    /// Entry k names socket k if `filled(k)`, else nothing.
     pub fn new(n: u8, filled: impl Fn(Sock) -> bool) -> XskMap {
         XskMap {
             entries: (1..=n)
@@ -26,6 +27,26 @@ impl XskMap {
     /// __xsk_map_lookup_elem(map, k): rcu_dereference of entry k.
     pub fn lookup(&self, k: Sock, cost: &mut Cost) -> Option<Sock> {
         cost.map_lookups += 1;
+        self.get(k)
+    }
+
+    /// xsk_map_update_elem() of entry k with socket s (BPF_ANY): the
+    /// socket the entry named stays bound; a receive that looked it up
+    /// keeps it.
+    pub fn update(&self, k: Sock, s: Sock) {
+        self.entries[usize::from(k) - 1].store(s, Release);
+    }
+
+    /// xsk_delete_from_maps(): each entry naming s, if it still does, is
+    /// cleared (xsk_map_try_sock_delete()).
+    pub fn delete(&self, s: Sock) {
+        for e in &self.entries {
+            let _ = e.compare_exchange(s, 0, AcqRel, Acquire);
+        }
+    }
+
+    /// The socket entry k names (no cost: for projections and checks).
+    pub fn get(&self, k: Sock) -> Option<Sock> {
         let s = self
             .entries
             .get(usize::from(k).wrapping_sub(1))?
@@ -33,19 +54,8 @@ impl XskMap {
         (s != 0).then_some(s)
     }
 
-    /// xsk_map_update_elem() of entry s with socket s.
-    pub fn update(&self, s: Sock) {
-        self.entries[usize::from(s) - 1].store(s, Release);
-    }
-
-    /// xsk_delete_from_maps() -> xsk_map_try_sock_delete(): entry s, if
-    /// it still names s, is cleared.
-    pub fn delete(&self, s: Sock) {
-        let _ = self.entries[usize::from(s) - 1].compare_exchange(s, 0, AcqRel, Acquire);
-    }
-
-    /// Entry s names s (no cost: for projections and checks).
-    pub fn holds(&self, s: Sock) -> bool {
-        self.entries[usize::from(s) - 1].load(Acquire) == s
+    /// Every entry's socket, 0 for none (no cost: for projections).
+    pub fn entries(&self) -> Vec<Sock> {
+        self.entries.iter().map(|e| e.load(Acquire)).collect()
     }
 }

@@ -83,7 +83,7 @@ fn fits(cfg: &Config, s: &State) -> Result<(), String> {
         ("rx", s.rx.len(), ns),
         ("rxPub", s.rx_pub.len(), ns),
         ("st", s.st.len(), ns),
-        ("inMap", s.in_map.len(), ns),
+        ("map", s.map.len(), ns),
         ("lock", s.lock.len(), ns),
         ("cnt", s.cnt.len(), ns),
         ("fate", s.fate.len(), usize::from(cfg.max_pkts)),

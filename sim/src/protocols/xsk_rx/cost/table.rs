@@ -62,6 +62,7 @@ fn config(path: RxPath, redirect: Redirect, packets: u8) -> Config {
         verdicts: vec![Verdict::Redirect],
         closes: false,
         late_bind: vec![],
+        remap: false,
         redirect,
         mutant: super::super::mutant(),
     }

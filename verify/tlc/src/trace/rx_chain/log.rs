@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use ringlab_model::afxdp::RxStep;
-use ringlab_model::copy_tx::tla::{record, seq, set, tla_bool};
+use ringlab_model::copy_tx::tla::{record, seq, set};
 use ringlab_model::xsk_rx::tla::{desc, recv, state_record};
 use ringlab_model::xsk_rx::{Buf, Config, Cpu, State};
 
@@ -63,7 +63,7 @@ pub fn changes(cfg: &Config, a: &State, b: &State) -> String {
         ("rx", rx),
         ("rxPub", upd(&a.rx_pub, &b.rx_pub, |n| n.to_string())),
         ("st", upd(&a.st, &b.st, |x| quoted(x.id()))),
-        ("inMap", upd(&a.in_map, &b.in_map, |x| tla_bool(*x).into())),
+        ("map", upd(&a.map, &b.map, |x| x.to_string())),
         ("arrived", (a.arrived != b.arrived).then(|| b.arrived.to_string())),
         ("fate", upd(&a.fate, &b.fate, |x| quoted(x.id()))),
         ("cpu", upd_cpu(cfg, &a.cpu, &b.cpu, recv)),
@@ -100,8 +100,11 @@ pub fn step(cfg: &Config, k: &RxStep, a: &State, b: &State) -> String {
         f.push(("c", cfg.cpus[usize::from(c)].clone()));
     }
     use ringlab_model::xsk_rx::Action::*;
-    if let UserRecv { s } | XskBind { s } | XskMapUpdate { s } | XskRelease { s } | XskReleaseDone { s } = k.action {
+    if let UserRecv { s } | XskBind { s } | XskMapUpdate { s, .. } | XskRelease { s } | XskReleaseDone { s } = k.action {
         f.push(("s", s.to_string()));
+    }
+    if let XskMapUpdate { k: key, .. } = k.action {
+        f.push(("k", key.to_string()));
     }
     f.push(("d", changes(cfg, a, b)));
     record(&f)
