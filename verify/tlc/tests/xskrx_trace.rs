@@ -6,8 +6,8 @@
 //! MCXskRx_Driver, MCXskRx_Generic, MCXskRx_LateBind,
 //! MCXskRedirectXsk_Fast (a receive on the fast path),
 //! MCXskRedirectXsk_TwoSockets against the spec with its mutant
-//! (rxq-xsk-two-sockets), and MCXskRx_Remap (an XSKMAP entry replaced
-//! while a packet for its old socket is in flight). Traces corrupted at
+//! (rxq-xsk-two-sockets), MCXskRx_Remap (an XSKMAP entry replaced while
+//! a packet for its old socket is in flight) and MCXskRedirectXsk_Remap. Traces corrupted at
 //! one step (a buffer duplicated, a drop counter bumped, a step skipped,
 //! a first state that is not Init, a receive in flight moved to another
 //! socket, and the rxq-xsk-two-sockets walk against the correct spec)
@@ -173,6 +173,11 @@ fn walks(seed: u64) -> Vec<(Walk, &'static [&'static str])> {
         (
             walk("MCXskRx_Remap", seed, 5, &[]),
             &["XskMapUpdate", "XdpDoFlush", "UserRecv"],
+        ),
+        // The fast path with entries replaced: FastPath compares the entry.
+        (
+            walk("MCXskRedirectXsk_Remap", seed, 6, &[]),
+            &["XskMapUpdate", "XdpDoFlush"],
         ),
     ]
 }
