@@ -29,7 +29,7 @@ fn fault_line(f: &FaultRun) -> String {
             Some(r) => {
                 let l = &r.ledger;
                 format!(
-                    "{} rounds, {} faults injected ({} slab, {} page); {} frames sent: {} refused by sendto, {} dropped before the XDP program, {} dropped or passed by it, {} redirected: {} on the RX ring, {} rx_dropped, {} rx_ring_full; {} lost, {} double, {} of {} buffers lost",
+                    "{} rounds, {} faults injected ({} slab, {} page); {} frames sent: {} refused by sendto, {} dropped before the XDP program, {} dropped or passed by it, {} redirected: {} on the RX ring, {} rx_dropped, {} rx_ring_full; {} lost, {} double; {} buffers given, {} lost",
                     r.rounds,
                     r.injected,
                     r.injected_slab,
@@ -44,8 +44,8 @@ fn fault_line(f: &FaultRun) -> String {
                     l.rx_ring_full,
                     r.lost,
                     r.double,
-                    r.leaks,
-                    l.buffers_given
+                    l.buffers_given,
+                    r.leaks
                 )
             }
             None => "no result".into(),
