@@ -7,8 +7,10 @@
 (* ring. A packet's XDP program returns XDP_DROP, XDP_PASS or              *)
 (* XDP_REDIRECT to the socket its XSKMAP entry names                       *)
 (* (bpf_redirect_map() keeps it in the per-CPU bpf_redirect_info). Then    *)
-(* xsk_rcv_check() refuses a socket that is not bound or a packet larger   *)
-(* than a chunk on a socket without XDP_USE_SG, and __xsk_rcv() takes one  *)
+(* xsk_rcv_check() refuses a socket that is not bound, a socket bound      *)
+(* with a Tx ring only (TxOnly: -ENOBUFS, the fix; 6.12.117 has no check   *)
+(* and writes through the NULL xs->rx), or a packet larger than a chunk    *)
+(* on a socket without XDP_USE_SG, and __xsk_rcv() takes one               *)
 (* buffer per chunk (the pool's free list first, then the fill ring),      *)
 (* copies, and reserves one rx descriptor each, XDP_PKT_CONTD on all but   *)
 (* the last.                                                               *)
@@ -67,6 +69,8 @@ CONSTANTS
     Remap,        \* TRUE: the application may put any socket in any XSKMAP
                   \* entry at any time, replacing the one there; FALSE: it
                   \* puts each LateBind socket in its own entry, once
+    TxOnly,       \* sockets bound with a Tx ring only (no Rx ring): bind()
+                  \* and xsk_map_update_elem() take them
     Redirect,     \* "map": XDP_REDIRECT through the XSKMAP only; "xsk": also
                   \* the XDP_REDIRECT_XSK fast path (driver path only)
     Mutant        \* "none" or a mutant id of specs/manifest.json
@@ -77,7 +81,7 @@ ASSUME Remap \in BOOLEAN
 ASSUME {FqSize, RxSize, PollBudget} \subseteq Nat \ {0}
 ASSUME Path \in {"driver", "generic"} /\ "redirect" \in Verdicts
 ASSUME Verdicts \subseteq {"redirect", "drop", "pass"}
-ASSUME LateBind \subseteq 1..NSockets
+ASSUME LateBind \subseteq 1..NSockets /\ TxOnly \subseteq 1..NSockets
 ASSUME Redirect \in {"map", "xsk"} /\ (Redirect = "xsk" => Path = "driver")
 ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rx-release-no-sync", "rx-mb-no-space-check",
@@ -87,7 +91,8 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rxq-xsk-stale", "redirect-xsk-missing-flush",
                    "redirect-xsk-flush-rereads", "rx-fill-overrun",
                    "rx-flush-no-fq-release", "rx-room-from-published",
-                   "xskmap-release-own-entry"}
+                   "xskmap-release-own-entry", "rx-ring-missing-unchecked",
+                   "rxq-xsk-tx-only", "redirect-rereads-entry"}
 
 Sockets == 1..NSockets
 Keys == Sockets   \* the XSKMAP's indexes
@@ -114,10 +119,12 @@ VARIABLES
     map,      \* map[k]: the socket XSKMAP entry k names, or None
     arrived,  \* packets that have arrived
     fate,     \* fate[p]
-    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, tgt, len,
-              \* bufs, peek, fast]: it receives into sock; tgt is the socket
-              \* its program's XSKMAP entry named when it ran (sock on the
-              \* XSKMAP path); fast: it took XDP_REDIRECT_XSK
+    cpu,      \* cpu[c]: the receive c is in: [stage, pkt, sock, tgt, key,
+              \* len, bufs, peek, fast]: it receives into sock; tgt is the
+              \* socket its program's XSKMAP entry named when it ran (sock
+              \* on the XSKMAP path); key is that entry's index, kept only
+              \* by the redirect-rereads-entry mutant (None otherwise);
+              \* fast: it took XDP_REDIRECT_XSK
     poller,   \* driver path: the CPU in the queue's NAPI poll, or None
     pollStart,\* packets that had arrived when the current poll began
     flush,    \* flush[c]: the sockets on c's XSKMAP flush list
@@ -130,8 +137,12 @@ VARIABLES
 vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived, fate, cpu,
           poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
 
-Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, tgt |-> 0, len |-> 0,
-         bufs |-> <<>>, peek |-> None, fast |-> FALSE]
+Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, tgt |-> 0, key |-> None,
+         len |-> 0, bufs |-> <<>>, peek |-> None, fast |-> FALSE]
+
+\* A socket the queue may keep for the fast path: one with an Rx ring
+\* (the mutant: any).
+RxqEligible(s) == s \notin TxOnly \/ Mutant = "rxq-xsk-tx-only"
 
 \* The lock a receive for socket s takes: the pool's (6.12.117), or the
 \* socket's own before the 2025 fix (CVE-2025-37920).
@@ -155,6 +166,7 @@ Init ==
     /\ lock = [k \in Sockets |-> None]
     /\ cnt = [s \in Sockets |-> [rx_dropped |-> 0, rx_queue_full |-> 0]]
     /\ rxqXsk = IF Redirect = "xsk" /\ Cardinality(Sockets \ LateBind) = 1
+                   /\ RxqEligible(CHOOSE s \in Sockets \ LateBind : TRUE)
                 THEN CHOOSE s \in Sockets \ LateBind : TRUE ELSE None
     /\ fastXs = [c \in Cpus |-> None]
 
@@ -191,13 +203,14 @@ UserRecv(s) ==
 
 \* bind(): xsk_bind() of a LateBind socket to the queue. The fast path
 \* keeps the socket in netdev_rx_queue if no other socket is bound to the
-\* queue, and none once a second one is (it is not set again when the
+\* queue and it has an Rx ring, and none once a second one is (it is not set again when the
 \* queue goes back to one socket: the XSKMAP path serves until a rebind).
 XskBind(s) ==
     /\ st[s] = "unbound"
     /\ st' = [st EXCEPT ![s] = "bound"]
     /\ rxqXsk' = CASE Redirect = "map" -> rxqXsk
-                  [] \A o \in Sockets \ {s} : st[o] # "bound" -> s
+                  [] \A o \in Sockets \ {s} : st[o] # "bound" ->
+                        IF RxqEligible(s) THEN s ELSE None
                   [] Mutant = "rxq-xsk-two-sockets" -> rxqXsk
                   [] OTHER -> None
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, map, arrived, fate,
@@ -311,6 +324,8 @@ XdpRun(c) ==
             fast == v = "redirect" /\ FastPath(k)
             s == IF fast THEN rxqXsk ELSE map[k]
             go == [Idle EXCEPT !.pkt = p, !.sock = s, !.tgt = map[k],
+                               !.key = IF Mutant = "redirect-rereads-entry"
+                                       THEN k ELSE None,
                                !.len = len, !.fast = fast,
                                !.stage = IF Path = "generic" THEN "lock"
                                          ELSE "alloc"]
@@ -320,12 +335,14 @@ XdpRun(c) ==
              [] v = "pass" ->
                   /\ fate' = [fate EXCEPT ![p] = "xdp_pass"]
                   /\ UNCHANGED <<cpu, cnt>>
-             [] s = None \/ st[s] # "bound" ->
+             [] s = None \/ st[s] # "bound"
+                \/ (s \in TxOnly /\ Mutant # "rx-ring-missing-unchecked") ->
                   \* the packet reaches no socket and the driver frees the
                   \* frame: an empty entry fails the helper's lookup, and
                   \* the program returns the action in its flags' low bits
                   \* (0: XDP_ABORTED); an unbound socket fails
-                  \* xsk_rcv_check() with -ENXIO
+                  \* xsk_rcv_check() with -ENXIO, a socket without an Rx
+                  \* ring with -ENOBUFS (the mutant, 6.12.117: no check)
                   /\ fate' = IF Mutant = "rx-redirect-err-lost" THEN fate
                              ELSE [fate EXCEPT ![p] = "redirect_err"]
                   /\ UNCHANGED <<cpu, cnt>>
@@ -341,12 +358,15 @@ XdpRun(c) ==
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, poller,
                    pollStart, flush, lock, rxqXsk, fastXs>>
 
-\* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock).
+\* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock). The mutant looks
+\* the XSKMAP entry up again here and receives into what it names now.
 RxLock(c) ==
     /\ cpu[c].stage = "lock"
     /\ lock[LockOf(cpu[c].sock)] = None
     /\ lock' = [lock EXCEPT ![LockOf(cpu[c].sock)] = c]
-    /\ cpu' = [cpu EXCEPT ![c].stage = "alloc"]
+    /\ cpu' = [cpu EXCEPT ![c].stage = "alloc",
+                          ![c].sock = IF Mutant = "redirect-rereads-entry"
+                                      THEN map[cpu[c].key] ELSE @]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
                    fate, poller, pollStart, flush, cnt, rxqXsk, fastXs>>
 
@@ -574,11 +594,20 @@ NoUseAfterFree ==
 \* program ran, whatever the entry names since.
 DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].tgt
 
+\* No receive, flush list, driver slot or rx descriptor is for a socket
+\* bound without an Rx ring (xs->rx is NULL: __xsk_rcv() and xsk_flush()
+\* would write through it).
+RxRingPresent ==
+    \A s \in TxOnly :
+        /\ \A c \in Cpus : cpu[c].stage = "idle" \/ cpu[c].sock # s
+        /\ \A c \in Cpus : s \notin flush[c] /\ fastXs[c] # s
+        /\ rx[s] = <<>>
+
 \* The queue's socket pointer is in step with bind and unbind: it names a
-\* bound socket, and the only one bound to the queue.
+\* bound socket with an Rx ring, and the only one bound to the queue.
 RxqXskInStep ==
     rxqXsk # None =>
-        /\ st[rxqXsk] = "bound"
+        /\ st[rxqXsk] = "bound" /\ rxqXsk \notin TxOnly
         /\ \A o \in Sockets \ {rxqXsk} : st[o] # "bound"
 
 \* Symmetry of CPUs is sound: no action or property tells them apart.

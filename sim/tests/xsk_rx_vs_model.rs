@@ -71,7 +71,18 @@ fn shapes() -> Vec<Config> {
         ..Config::fast()
     };
     let remap = |base: Config| Config { remap: true, ..base };
+    let tx_only = |base: Config| Config {
+        tx_only: vec![2],
+        ..base
+    };
+    let fast_tx_only = Config {
+        late_bind: vec![1, 2],
+        ..tx_only(Config::fast())
+    };
     vec![
+        tx_only(Config::driver()),
+        tx_only(remap(Config::generic())),
+        fast_tx_only,
         remap(Config::driver()),
         remap(Config::generic()),
         remap(Config::fast()),

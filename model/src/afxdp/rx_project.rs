@@ -73,6 +73,7 @@ pub fn rx_config(s: &Scenario) -> Result<Config, Refused> {
         closes: false,
         late_bind: vec![],
         remap: false,
+        tx_only: vec![],
         redirect: Redirect::Map,
         mutant: Mutant::None,
     })

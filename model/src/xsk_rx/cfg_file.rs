@@ -11,7 +11,7 @@ use super::config::{Config, Mutant, Redirect, RxPath, Verdict};
 /// What one MCXskRx_*.cfg or MCXskRedirectXsk_*.cfg file says.
 pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
     "Cpus",
     "NSockets",
     "NBufs",
@@ -26,6 +26,7 @@ const NAMES: [&str; 16] = [
     "Closes",
     "LateBind",
     "Remap",
+    "TxOnly",
     "Redirect",
     "Mutant",
 ];
@@ -74,6 +75,9 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
     .ok_or_else(|| file.bad("LateBind", late_what))?;
     late_bind.sort();
     late_bind.dedup();
+    let mut tx_only = socket_set(file, "TxOnly")?;
+    tx_only.sort();
+    tx_only.dedup();
     let redirect = file.id("Redirect", "\"map\" or \"xsk\"", Redirect::from_id)?;
     let mutant = file.mutant::<Mutant>()?;
     let cfg = Config {
@@ -91,12 +95,27 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         closes: boolean("Closes")?,
         late_bind,
         remap: boolean("Remap")?,
+        tx_only,
         redirect,
         mutant,
     };
     cfg.validate()
         .map_err(|msg| file.error_at(0, format!("ASSUME fails: {msg}")))?;
     Ok(cfg)
+}
+
+/// A set of socket numbers.
+fn socket_set(file: &CfgFile<Rhs>, name: &str) -> Result<Vec<u8>, CfgError> {
+    let what = "a set of socket numbers";
+    match file.value(name, what)? {
+        Value::Set(s) => s
+            .iter()
+            .map(|v| v.as_int().and_then(|i| u8::try_from(i).ok()))
+            .collect::<Option<Vec<u8>>>(),
+        Value::Seq(s) if s.is_empty() => Some(Vec::new()),
+        _ => None,
+    }
+    .ok_or_else(|| file.bad(name, what))
 }
 
 #[cfg(test)]

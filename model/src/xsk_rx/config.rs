@@ -128,6 +128,15 @@ crate::mutant::spec_mutants! {
     /// Release clears the socket's own XSKMAP
     /// entry only, not the others naming it.
     XskmapReleaseOwnEntry => "xskmap-release-own-entry",
+    /// Xsk_rcv_check() does not look at the Rx
+    /// ring (6.12.117): a socket bound with a Tx ring only is received into.
+    RxRingMissingUnchecked => "rx-ring-missing-unchecked",
+    /// Xsk_bind() keeps a socket without an Rx
+    /// ring in netdev_rx_queue.
+    RxqXskTxOnly => "rxq-xsk-tx-only",
+    /// The generic receive looks its XSKMAP
+    /// entry up again once it holds pool->rx_lock.
+    RedirectRereadsEntry => "redirect-rereads-entry",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered
@@ -166,6 +175,9 @@ pub struct Config {
     /// any time (false: each LateBind socket in its own entry, once).
     #[serde(default)]
     pub remap: bool,
+    /// TxOnly: sockets bound with a Tx ring only (no Rx ring), ascending.
+    #[serde(default)]
+    pub tx_only: Vec<Sock>,
     /// Redirect.
     pub redirect: Redirect,
     pub mutant: Mutant,
@@ -190,6 +202,7 @@ impl Config {
             closes: true,
             late_bind: vec![],
             remap: false,
+            tx_only: vec![],
             redirect: Redirect::Map,
             mutant: Mutant::None,
         }
@@ -281,6 +294,12 @@ impl Config {
         if self.late_bind.windows(2).any(|w| w[0] >= w[1]) {
             return Err("LateBind must be ascending, once each".into());
         }
+        if let Some(s) = self.tx_only.iter().find(|&&s| s == 0 || s > self.n_sockets) {
+            return Err(format!("TxOnly holds {s}, not in 1..NSockets"));
+        }
+        if self.tx_only.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("TxOnly must be ascending, once each".into());
+        }
         if self.redirect == Redirect::Xsk && self.path != RxPath::Driver {
             return Err("Redirect = \"xsk\" needs Path = \"driver\"".into());
         }
@@ -321,6 +340,17 @@ impl Config {
     /// s \in LateBind
     pub fn late(&self, s: Sock) -> bool {
         self.late_bind.contains(&s)
+    }
+
+    /// s \in TxOnly: s was bound without an Rx ring.
+    pub fn tx_only(&self, s: Sock) -> bool {
+        self.tx_only.contains(&s)
+    }
+
+    /// RxqEligible(s): the queue may keep s for the fast path: s has an
+    /// Rx ring (rxq-xsk-tx-only: any socket).
+    pub fn rxq_eligible(&self, s: Sock) -> bool {
+        !self.tx_only(s) || self.mutant == Mutant::RxqXskTxOnly
     }
 
     /// LockOf(s): the lock a receive for s takes: pool->rx_lock (1), or

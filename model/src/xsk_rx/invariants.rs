@@ -6,7 +6,7 @@ use super::state::{si, Buf, Fate, Sst, Stage, State};
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 11] = [
+pub const INVARIANTS: [Invariant; 12] = [
     ("BufConservation", State::buf_conservation),
     ("PktAccounted", State::pkt_accounted),
     ("DropsCounted", State::drops_counted),
@@ -18,6 +18,7 @@ pub const INVARIANTS: [Invariant; 11] = [
     ("FillHeldReal", State::fill_held_real),
     ("DeliveredToKey", State::delivered_to_key),
     ("RxqXskInStep", State::rxq_xsk_in_step),
+    ("RxRingPresent", State::rx_ring_present),
 ];
 
 /// The invariant with this spec name.
@@ -171,16 +172,28 @@ impl State {
         self.cpu.iter().all(|r| r.sock == r.tgt)
     }
 
-    /// RxqXskInStep: the queue's socket pointer names a bound socket, and
-    /// the only one bound.
+    /// RxqXskInStep: the queue's socket pointer names a bound socket with
+    /// an Rx ring, and the only one bound.
     pub fn rxq_xsk_in_step(&self, cfg: &Config) -> bool {
         let q = self.rxq_xsk;
         q == 0
             || (self.st_of(q) == Sst::Bound
+                && !cfg.tx_only(q)
                 && cfg
                     .sockets()
                     .filter(|&o| o != q)
                     .all(|o| self.st_of(o) != Sst::Bound))
+    }
+
+    /// RxRingPresent: no receive (in any stage, on any CPU), flush list,
+    /// driver slot or rx descriptor is for a socket in TxOnly.
+    pub fn rx_ring_present(&self, cfg: &Config) -> bool {
+        cfg.tx_only.iter().all(|&s| {
+            self.cpu.iter().all(|r| r.stage == Stage::Idle || r.sock != s)
+                && self.flush.iter().all(|f| !f.contains(&s))
+                && self.fast_xs.iter().all(|&x| x != s)
+                && self.rx[si(s)].is_empty()
+        })
     }
 
     /// The first of the invariants `names` that this state violates, in

@@ -50,7 +50,8 @@ impl State {
     /// PollBudget of them, or through netif_receive_skb()) and its XDP
     /// program runs. XDP_REDIRECT: xdp_do_redirect() looks k up and
     /// xsk_rcv_check() refuses an empty entry or an unbound socket
-    /// (-ENXIO) and a packet larger than a chunk without XDP_USE_SG
+    /// (-ENXIO), a socket without an Rx ring (-ENOBUFS;
+    /// rx-ring-missing-unchecked: not refused) and a packet larger than a chunk without XDP_USE_SG
     /// (-ENOSPC); XDP_REDIRECT_XSK receives into the queue's socket. The
     /// spec's CASE order: drop, pass, the redirect error, -ENOSPC, the
     /// receive.
@@ -81,7 +82,11 @@ impl State {
         match v {
             Verdict::Drop => t.fate[p] = Fate::XdpDrop,
             Verdict::Pass => t.fate[p] = Fate::XdpPass,
-            Verdict::Redirect if s == 0 || self.st_of(s) != Sst::Bound => {
+            Verdict::Redirect
+                if s == 0
+                    || self.st_of(s) != Sst::Bound
+                    || (cfg.tx_only(s) && cfg.mutant != Mutant::RxRingMissingUnchecked) =>
+            {
                 if cfg.mutant != Mutant::RxRedirectErrLost {
                     t.fate[p] = Fate::RedirectErr;
                 }
@@ -100,6 +105,7 @@ impl State {
                     pkt: t.arrived as u8,
                     sock: s,
                     tgt,
+                    key: if cfg.mutant == Mutant::RedirectRereadsEntry { k } else { 0 },
                     len,
                     bufs: Vec::new(),
                     peek: None,
@@ -111,7 +117,8 @@ impl State {
     }
 
     /// RxLock(c): xsk_generic_rcv()'s spin_lock_bh(&xs->pool->rx_lock)
-    /// (xsk-gen-rx-race: the socket's own lock).
+    /// (xsk-gen-rx-race: the socket's own lock; redirect-rereads-entry:
+    /// the receive then goes to what its XSKMAP entry names now).
     pub fn rx_lock(&self, cfg: &Config, c: Cpu) -> Option<State> {
         let r = self.cpu.get(usize::from(c))?;
         if r.stage != Stage::Lock {
@@ -124,6 +131,9 @@ impl State {
         let mut t = self.clone();
         t.lock[l] = Some(c);
         t.cpu[usize::from(c)].stage = Stage::Alloc;
+        if cfg.mutant == Mutant::RedirectRereadsEntry {
+            t.cpu[usize::from(c)].sock = self.map[si(r.key)];
+        }
         Some(t)
     }
 

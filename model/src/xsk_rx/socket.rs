@@ -33,9 +33,9 @@ impl State {
     }
 
     /// XskBind(s): xsk_bind() of a LateBind socket. With the fast path the
-    /// queue keeps s in netdev_rx_queue if no other socket is bound, and
-    /// none once a second one is (rxq-xsk-two-sockets: it keeps the
-    /// first).
+    /// queue keeps s in netdev_rx_queue if no other socket is bound and s
+    /// has an Rx ring (RxqEligible), and none once a second one is
+    /// (rxq-xsk-two-sockets: it keeps the first).
     pub fn xsk_bind(&self, cfg: &Config, s: Sock) -> Option<State> {
         if !(1..=cfg.n_sockets).contains(&s) || self.st_of(s) != Sst::Unbound {
             return None;
@@ -49,7 +49,11 @@ impl State {
             .filter(|&o| o != s)
             .all(|o| self.st_of(o) != Sst::Bound)
         {
-            s
+            if cfg.rxq_eligible(s) {
+                s
+            } else {
+                0
+            }
         } else if cfg.mutant == Mutant::RxqXskTwoSockets {
             self.rxq_xsk
         } else {

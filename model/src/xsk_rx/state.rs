@@ -112,6 +112,9 @@ pub struct Recv {
     pub sock: Sock,
     /// The socket the program's XSKMAP entry named when it ran (0: none).
     pub tgt: Sock,
+    /// The XSKMAP index the program redirected to, kept only by the
+    /// redirect-rereads-entry mutant (0: None).
+    pub key: Sock,
     pub len: u8,
     /// The buffers taken so far, in order.
     pub bufs: Vec<Buf>,
@@ -129,6 +132,7 @@ impl Recv {
         pkt: 0,
         sock: 0,
         tgt: 0,
+        key: 0,
         len: 0,
         bufs: Vec::new(),
         peek: None,
@@ -221,7 +225,10 @@ impl State {
             lock: vec![None; ns],
             cnt: vec![Cnt::default(); ns],
             // CHOOSE s \in Sockets \ LateBind : TRUE of a one-element set.
-            rxq_xsk: if cfg.redirect == Redirect::Xsk && bound.len() == 1 {
+            rxq_xsk: if cfg.redirect == Redirect::Xsk
+                && bound.len() == 1
+                && cfg.rxq_eligible(bound[0])
+            {
                 bound[0]
             } else {
                 0

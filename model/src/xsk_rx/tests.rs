@@ -436,3 +436,65 @@ fn prints_as_tla() {
     assert_eq!(action(&cfg, &redirect(C1, 2, 1)), "XdpRun(c2)");
     assert!(constants(&cfg).contains("    Verdicts = {\"redirect\", \"drop\", \"pass\"}\n"));
 }
+
+#[test]
+fn a_socket_without_an_rx_ring_is_refused() {
+    let cfg = Config {
+        tx_only: vec![2],
+        ..Config::generic()
+    };
+    // xsk_rcv_check(): -ENOBUFS, with or without a fill buffer; no
+    // counter moves and the fill ring keeps its entry.
+    for fill in [false, true] {
+        let s = if fill { run(&cfg, &[Action::UserFill { b: 1 }]) } else { State::init(&cfg) };
+        let t = s.step(&cfg, &redirect(C0, 2, 1)).unwrap();
+        assert_eq!((t.fate[0], t.cpu[0].stage), (Fate::RedirectErr, Stage::Idle));
+        assert_eq!((t.fq.clone(), t.cnt.clone()), (s.fq.clone(), s.cnt.clone()));
+        assert!(t.violations(&cfg).is_empty());
+    }
+    // rx-ring-missing-unchecked: the receive goes on, into no rx ring.
+    let bug = cfg.clone().with_mutant(Mutant::RxRingMissingUnchecked);
+    let t = State::init(&bug).step(&bug, &redirect(C0, 2, 1)).unwrap();
+    assert_eq!((t.cpu[0].stage, t.cpu[0].sock), (Stage::Lock, 2));
+    assert_eq!(t.violations(&bug), ["RxRingPresent"]);
+    // Its empty fill ring: the flush still writes through the rx ring.
+    let t = run_from(&bug, t, &[Action::RxLock { c: C0 }, Action::XpAllocFail { c: C0 }]);
+    assert_eq!(t.cpu[0].stage, Stage::Flush);
+    assert!(!t.rx_ring_present(&bug));
+}
+
+#[test]
+fn the_queue_never_keeps_a_socket_without_an_rx_ring() {
+    let cfg = Config {
+        late_bind: vec![1, 2],
+        tx_only: vec![2],
+        verdicts: vec![Verdict::Redirect],
+        ..Config::fast()
+    };
+    assert_eq!(State::init(&cfg).rxq_xsk, 0);
+    let s = run(&cfg, &[Action::XskBind { s: 2 }]);
+    assert_eq!(s.rxq_xsk, 0);
+    let s = run(&cfg, &[Action::XskBind { s: 1 }]);
+    assert_eq!(s.rxq_xsk, 1);
+    // A second socket, even one without an Rx ring, turns the fast path off.
+    assert_eq!(s.step(&cfg, &Action::XskBind { s: 2 }).unwrap().rxq_xsk, 0);
+    let bug = cfg.clone().with_mutant(Mutant::RxqXskTxOnly);
+    let t = run(&bug, &[Action::XskBind { s: 2 }]);
+    assert_eq!(t.rxq_xsk, 2);
+    assert_eq!(t.violated(&bug, &["RxqXskInStep"]), Some("RxqXskInStep"));
+}
+
+#[test]
+fn a_receive_that_looks_its_entry_up_again_goes_astray() {
+    let cfg = Config {
+        remap: true,
+        ..Config::generic()
+    };
+    let bug = cfg.clone().with_mutant(Mutant::RedirectRereadsEntry);
+    for (c, sock, broken) in [(&cfg, 1, false), (&bug, 2, true)] {
+        let s = run(c, &[redirect(C0, 1, 1), Action::XskMapUpdate { k: 1, s: 2 }]);
+        let t = s.step(c, &Action::RxLock { c: C0 }).unwrap();
+        assert_eq!((t.cpu[0].sock, t.cpu[0].tgt), (sock, 1));
+        assert_eq!(t.violated(c, &["DeliveredToKey"]).is_some(), broken);
+    }
+}

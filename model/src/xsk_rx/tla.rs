@@ -55,11 +55,12 @@ pub fn desc(d: &Desc) -> String {
 /// A CPU's receive as the spec's record.
 pub fn recv(r: &Recv) -> String {
     format!(
-        "[stage |-> \"{}\", pkt |-> {}, sock |-> {}, tgt |-> {}, len |-> {}, bufs |-> {}, peek |-> {}, fast |-> {}]",
+        "[stage |-> \"{}\", pkt |-> {}, sock |-> {}, tgt |-> {}, key |-> {}, len |-> {}, bufs |-> {}, peek |-> {}, fast |-> {}]",
         r.stage.id(),
         r.pkt,
         r.sock,
         r.tgt,
+        r.key,
         r.len,
         seq(&r.bufs, |b| b.to_string()),
         r.peek.unwrap_or(0),
@@ -166,6 +167,7 @@ pub fn constants(cfg: &Config) -> String {
         ("Closes", tla_bool(cfg.closes).into()),
         ("LateBind", set(cfg.late_bind.iter(), |s| s.to_string())),
         ("Remap", tla_bool(cfg.remap).into()),
+        ("TxOnly", set(cfg.tx_only.iter(), |s| s.to_string())),
         ("Redirect", quoted(cfg.redirect.id())),
         ("Mutant", quoted(cfg.mutant.id())),
     ];

@@ -7,7 +7,8 @@
 //! MCXskRedirectXsk_Fast (a receive on the fast path),
 //! MCXskRedirectXsk_TwoSockets against the spec with its mutant
 //! (rxq-xsk-two-sockets), MCXskRx_Remap (an XSKMAP entry replaced while
-//! a packet for its old socket is in flight) and MCXskRedirectXsk_Remap. Traces corrupted at
+//! a packet for its old socket is in flight), MCXskRedirectXsk_Remap and
+//! MCXskRx_TxOnlyGeneric (a socket with a Tx ring only). Traces corrupted at
 //! one step (a buffer duplicated, a drop counter bumped, a step skipped,
 //! a first state that is not Init, a receive in flight moved to another
 //! socket, and the rxq-xsk-two-sockets walk against the correct spec)
@@ -23,7 +24,7 @@ mod common;
 use ringlab_model::explore::SpecMachine;
 use ringlab_model::rng::Rng;
 use ringlab_model::xsk_rx::{
-    tla, Action, Config, Machine, ModelCfg, Mutant, Stage, State, Verdict as XdpVerdict,
+    tla, Action, Config, Fate, Machine, ModelCfg, Mutant, Stage, State, Verdict as XdpVerdict,
 };
 use ringlab_tlc::trace::xsk_rx::{self as xskrx_trace, validate, Verdict};
 
@@ -179,6 +180,11 @@ fn walks(seed: u64) -> Vec<(Walk, &'static [&'static str])> {
             walk("MCXskRedirectXsk_Remap", seed, 6, &[]),
             &["XskMapUpdate", "XdpDoFlush"],
         ),
+        // Socket 2 has a Tx ring only: a redirect to it is refused.
+        (
+            walk("MCXskRx_TxOnlyGeneric", seed, 7, &[]),
+            &["RxLock", "XskFlush", "UserRecv"],
+        ),
     ]
 }
 
@@ -203,6 +209,12 @@ fn model_walks_are_behaviours_of_the_spec() {
         fast.states.iter().any(|s| s.cpu.iter().any(|r| r.fast)),
         "{}: no receive on the fast path",
         fast.name
+    );
+    let tx_only = &walks[7].0;
+    assert!(
+        tx_only.states.last().is_some_and(|s| s.fate.contains(&Fate::RedirectErr)),
+        "{}: no packet refused",
+        tx_only.name
     );
     let verdicts = common::in_pairs(&walks, |(w, _)| {
         let t = std::time::Instant::now();

@@ -140,6 +140,18 @@ pub fn explain(st: &State, cfg: &Config, invariant: &str) -> String {
                 }
             }
         }
+        "RxRingPresent" => {
+            for &s in &cfg.tx_only {
+                for (c, r) in st.cpu.iter().enumerate() {
+                    if r.stage != Stage::Idle && r.sock == s {
+                        out.push(format!("CPU {c} receives packet {} into socket {s}, which has no Rx ring", r.pkt));
+                    }
+                }
+                if !st.rx[usize::from(s) - 1].is_empty() {
+                    out.push(format!("socket {s} has no Rx ring and descriptors on it"));
+                }
+            }
+        }
         _ => {}
     }
     if out.is_empty() {

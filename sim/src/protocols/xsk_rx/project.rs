@@ -61,6 +61,7 @@ impl XskRx {
                     pkt: r.pkt,
                     sock: r.sock,
                     tgt: r.tgt,
+                    key: 0,
                     len: r.len,
                     bufs: r.bufs.clone(),
                     peek: r.peek,

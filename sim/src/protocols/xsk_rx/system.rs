@@ -52,8 +52,8 @@ impl XskRx {
             .collect::<Result<Vec<_>, _>>()?;
         let bound: Vec<Sock> = spec.sockets().filter(|&s| !spec.late(s)).collect();
         // The fast path's queue keeps the socket bound at the start if it
-        // is the only one.
-        let xsk = if spec.redirect == Redirect::Xsk && bound.len() == 1 {
+        // is the only one and has an Rx ring.
+        let xsk = if spec.redirect == Redirect::Xsk && bound.len() == 1 && !spec.tx_only(bound[0]) {
             bound[0]
         } else {
             0
@@ -130,7 +130,7 @@ impl XskRx {
 
     /// XskBind(s): xsk_bind() of a socket not bound yet; with the fast
     /// path, the queue keeps s in netdev_rx_queue if no other socket is
-    /// bound, and none once a second one is.
+    /// bound and s has an Rx ring, and none once a second one is.
     pub fn xsk_bind(&mut self, s: Sock) -> Step {
         let sock = self.sock("XskBind", s)?;
         if sock.state() != Sst::Unbound {
@@ -145,7 +145,8 @@ impl XskRx {
                 .socks
                 .iter()
                 .all(|o| o.id == s || o.state() != Sst::Bound);
-            self.rxq.set_xsk(if alone { s } else { 0 });
+            let keep = alone && !self.cfg.spec.tx_only(s);
+            self.rxq.set_xsk(if keep { s } else { 0 });
         }
         Ok(())
     }
@@ -296,7 +297,8 @@ impl XskRx {
     /// poll, within its budget; or through netif_receive_skb() on the
     /// generic path) and its program returns v. XDP_REDIRECT:
     /// bpf_redirect_map(k) fills bpf_redirect_info, xdp_do_redirect()
-    /// reads it back, xsk_rcv_check() refuses an unbound socket; a packet
+    /// reads it back, xsk_rcv_check() refuses an unbound socket and one
+    /// bound without an Rx ring (TxOnly, -ENOBUFS); a packet
     /// larger than a chunk without XDP_USE_SG is dropped (-ENOSPC);
     /// XDP_REDIRECT_XSK receives into the queue's socket.
     pub fn xdp_run(&mut self, c: Cpu, v: Verdict, k: Sock, len: u8) -> Step {
@@ -349,7 +351,10 @@ impl XskRx {
                     }
                 };
                 match s {
-                    Some(s) if self.socks[usize::from(s) - 1].state() == Sst::Bound => {
+                    Some(s)
+                        if self.socks[usize::from(s) - 1].state() == Sst::Bound
+                            && !spec.tx_only(s) =>
+                    {
                         if len > 1 && !spec.sg {
                             self.socks[usize::from(s) - 1].bump_dropped();
                             Fate::RxDropped

@@ -63,6 +63,7 @@ fn config(path: RxPath, redirect: Redirect, packets: u8) -> Config {
         closes: false,
         late_bind: vec![],
         remap: false,
+        tx_only: vec![],
         redirect,
         mutant: super::super::mutant(),
     }
