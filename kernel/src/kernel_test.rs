@@ -7,7 +7,8 @@
 //! model's 6.12 profile, the patched one against its batch profile at
 //! several batch sizes and budgets, and through bpf_redirect_xsk() where
 //! the series adds XDP_REDIRECT_XSK), fault-injection campaigns on the
-//! transmit and the receive path, and kmemleak over all of them. A
+//! transmit and the receive path, kmemleak over all of these, and
+//! xskxceiver last, with kmemleak off. A
 //! mutant patch (`--mutant`) is tested on top of the series and must be
 //! caught. The result is one JSON document (target/ringlab/kernel/kernel.json),
 //! the "kernel" section of `ringlab verify --json --kernel`.

@@ -1,15 +1,18 @@
 //! kmemleak in the guests: guest/kmemleak.sh clears it before the
-//! campaigns (`clear`) and at the end scans twice and prints
-//! /sys/kernel/debug/kmemleak; here that output is read into a count of
+//! campaigns (`clear`), after them scans twice and prints
+//! /sys/kernel/debug/kmemleak (`scan`), then turns it off for xskxceiver
+//! (`off`); here the report is read into a count of
 //! unreferenced objects and the first one's backtrace. A kernel without
 //! kmemleak says so (`KMEMLEAK-SKIP why`), which the document records
 //! as a skip, never as a pass.
 
 use serde::{Deserialize, Serialize};
 
-/// The plan steps: before the campaigns, and after them.
+/// The plan steps: before the campaigns, after them, and before
+/// xskxceiver, which runs with kmemleak off.
 pub const CLEAR_STEP: &str = "kmemleak-clear";
 pub const SCAN_STEP: &str = "kmemleak";
+pub const OFF_STEP: &str = "kmemleak-off";
 
 /// One object kmemleak reports.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

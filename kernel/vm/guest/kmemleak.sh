@@ -4,6 +4,8 @@
 #     since boot reported, then forgotten (`clear` forgets only reported ones).
 #   kmemleak.sh scan: after them, two scans, then the report:
 #     `KMEMLEAK scans=2` and /sys/kernel/debug/kmemleak's text.
+#   kmemleak.sh off: for good (kmemleak cannot be turned on again), so
+#     that what follows runs without its cost on every allocation.
 # A kernel without kmemleak, or whose kmemleak turned itself off, prints
 # `KMEMLEAK-SKIP why` instead.
 #
@@ -52,8 +54,12 @@ scan)
     echo "KMEMLEAK scans=2"
     [ -z "$report" ] || printf '%s\n' "$report"
     ;;
+off)
+    echo off >"$f" || skip "writing off to $f failed"
+    echo "KMEMLEAK off"
+    ;;
 *)
-    echo "usage: kmemleak.sh clear|scan" >&2
+    echo "usage: kmemleak.sh clear|scan|off" >&2
     exit 2
     ;;
 esac
