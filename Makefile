@@ -93,15 +93,21 @@ docs:
 	mdbook build docs
 	@echo "tour: target/ringlab/docs/index.html"
 
-# kernel/patches/xsk-batch-xmit against linux 6.12.117: checkpatch.pl
-# --strict, git am + W=1 per patch, the released and the patched kernel
-# (and the series plus each mutant of kernel/patches/mutants/) built from
+# Every series of kernel/patches/ (a folder with a cover letter) against
+# linux 6.12.117, each with its mutants (kernel/patches/mutants/<series>/):
+# checkpatch.pl --strict, git am + W=1 per patch, the released and the
+# patched kernel (and the series plus each mutant) built from
 # kernel/vm/config.fragment and booted in qemu; in each guest xskxceiver,
-# the differential campaigns and fault injection. Builds are cached in
-# target/ringlab/kernel-vm/.
-KERNEL_MUTANTS := $(sort $(wildcard kernel/patches/mutants/*.patch))
+# the differential campaigns and fault injection, then one more boot with
+# the reproducers alone. Builds are cached in target/ringlab/kernel-vm/.
+# Every series runs; the target fails if any did.
+KERNEL_SERIES := $(patsubst %/0000-cover-letter.patch,%,$(sort $(wildcard kernel/patches/*/0000-cover-letter.patch)))
 kernel-vm-test: build
-	$(RINGLAB) kernel-test $(addprefix --mutant ,$(KERNEL_MUTANTS))
+	@rc=0; for s in $(KERNEL_SERIES); do \
+	    m=$$(ls kernel/patches/mutants/$$(basename $$s)/*.patch 2>/dev/null | sed 's/^/--mutant /'); \
+	    echo "$(RINGLAB) kernel-test --series $$s" $$m; \
+	    $(RINGLAB) kernel-test --series $$s $$m || rc=1; \
+	done; exit $$rc
 
 clean:
 	$(CARGO) clean

@@ -22,6 +22,7 @@ pub mod results;
 pub mod series;
 pub mod vm;
 pub mod crash;
+pub mod repro;
 
 use std::path::{Path, PathBuf};
 
@@ -97,6 +98,26 @@ pub fn default_series(root: &Path) -> PathBuf {
     root.join("kernel/patches/xsk-batch-xmit")
 }
 
+/// Every series of kernel/patches/ (a folder with a cover letter), by name.
+pub fn all_series(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let dir = root.join("kernel/patches");
+    let rd = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.join("0000-cover-letter.patch").is_file()).collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The kernel mutants of `series`: kernel/patches/mutants/<its name>/*.patch.
+pub fn mutants_of(root: &Path, series: &Path) -> Vec<PathBuf> {
+    let Some(name) = series.file_name() else { return Vec::new() };
+    let dir = root.join("kernel/patches/mutants").join(name);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
 /// Runs everything and saves the document.
 pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     check_args(a)?;
@@ -135,9 +156,18 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         eprintln!("kernel-test: the series adds XDP_REDIRECT_XSK: its guest also runs receive scenarios through bpf_redirect_xsk() ({REDIRECT_XSK_STEP})");
     }
     step("booting the released kernel");
-    let (base_res, base_boot) = vm::boot(root, &base, &plan_base, &vm::payload(root, &base, &base_src)?)?;
+    let base_payload = vm::payload(root, &base, &base_src)?;
+    let (base_res, base_boot) = vm::boot(root, &base, &plan_base, &base_payload)?;
     step("booting the patched kernel");
-    let (patched_res, patched_boot) = vm::boot(root, &patched, &plan_patched, &vm::payload(root, &patched, &patched_src)?)?;
+    let patched_payload = vm::payload(root, &patched, &patched_src)?;
+    let (patched_res, patched_boot) = vm::boot(root, &patched, &plan_patched, &patched_payload)?;
+
+    step("booting each kernel once more with the reproducers alone (a kernel without the fix crashes)");
+    let fixed = repro::carries_fix(&series);
+    let repro = repro::ReproPair {
+        baseline: repro::run(root, &base, &base_payload, false),
+        patched: repro::run(root, &patched, &patched_payload, fixed),
+    };
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
@@ -166,6 +196,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         faults: FaultRuns::of(fault_runs),
         kmemleak: KmemleakPair { baseline: results::kmemleak(&base_res), patched: results::kmemleak(&patched_res) },
         mutants,
+        repro: Some(repro),
         probe: ProbePair { baseline: results::probe(&base_res), patched: results::probe(&patched_res) },
         times: Times {
             build_baseline_s: round(base_build),
@@ -255,14 +286,33 @@ fn finish(root: &Path, mut doc: KernelDoc) -> Result<KernelDoc, String> {
     Ok(doc)
 }
 
-/// Writes target/ringlab/kernel/kernel.json.
+/// Writes target/ringlab/kernel/kernel.json (the last run) and
+/// target/ringlab/kernel/<series folder>.json (that series' last run).
 pub fn save(root: &Path, doc: &KernelDoc) -> Result<(), String> {
     let out = ringlab_model::paths::out_dir(root).join("kernel");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let text = serde_json::to_string_pretty(doc).map_err(|e| e.to_string())?;
-    std::fs::write(out.join("kernel.json"), text).map_err(|e| format!("{}: {e}", out.display()))?;
-    eprintln!("kernel-test: {}", out.join("kernel.json").display());
+    for name in ["kernel.json".to_string(), doc_name(&doc.series)] {
+        std::fs::write(out.join(&name), &text).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
+    }
+    eprintln!("kernel-test: {}", out.join(doc_name(&doc.series)).display());
     Ok(())
+}
+
+/// Where `save` keeps the document of `series` (a folder path), relative
+/// to the repository.
+pub fn doc_path(series: &str) -> String {
+    format!("target/ringlab/kernel/{}", doc_name(series))
+}
+
+fn doc_name(series: &str) -> String {
+    let name = Path::new(series).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    if name.is_empty() || name == "kernel" {
+        "series.json".into()
+    } else {
+        format!("{name}.json")
+    }
 }
 
 fn step(s: &str) {

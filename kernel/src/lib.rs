@@ -28,6 +28,7 @@ pub mod shrink;
 pub mod txopts;
 pub mod probe;
 pub mod failnth;
+pub mod repro;
 pub mod diff_doc;
 pub mod faults;
 pub mod kernel_test;

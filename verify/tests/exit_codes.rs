@@ -47,7 +47,7 @@ fn a_kernel_mutant_that_would_not_be_tested_is_an_error() {
     let o = run(&["kernel-test", "--no-vm", "--mutant", "/nonexistent.patch"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--mutant /nonexistent.patch: no such patch file"), "{}", text(&o));
-    let real = "kernel/patches/mutants/batch-partial-no-cancel.patch";
+    let real = "kernel/patches/mutants/xsk-batch-xmit/batch-partial-no-cancel.patch";
     let o = run(&["kernel-test", "--no-vm", "--mutant", real]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("tested only in the VM"), "{}", text(&o));

@@ -64,6 +64,10 @@ pub struct Guests {
     #[serde(default)]
     pub kmemleak: KmemleakPair,
     pub mutants: Vec<MutantRun>,
+    /// `ringlab repro` on the released and the patched kernel, each in a
+    /// boot of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repro: Option<super::repro::ReproPair>,
     pub probe: ProbePair,
     pub times: Times,
     pub scenarios_per_campaign: u64,
@@ -320,6 +324,7 @@ impl KernelDoc {
                 p.push(format!("{k} {}: {}", c.name, ch.words()));
             }
         }
+        p.extend(g.repro.iter().flat_map(super::repro::ReproPair::problems));
         for f in &g.faults.runs {
             let name = format!("{} {}", f.kernel_label.as_deref().unwrap_or("?"), f.name);
             if let Some(e) = &f.error {

@@ -93,6 +93,9 @@ pub fn print(d: &KernelDoc) {
                     println!("      {l}");
                 }
             }
+            if let Some(r) = &g.repro {
+                println!("  repro rx-ring-missing: {}", r.words());
+            }
             for m in &g.mutants {
                 let how = if m.caught { format!("caught by {}", m.caught_by.join(", ")) } else { "NOT caught".into() };
                 println!("  mutant {}: {how}", m.patch);

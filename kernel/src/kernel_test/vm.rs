@@ -215,14 +215,22 @@ pub fn payload(root: &Path, k: &Kernel, src: &Path) -> Result<PathBuf, String> {
 /// (NAME.out, NAME.rc, ...) and the boot's wall time, or the crash that
 /// ended the VM.
 pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(PathBuf, f64), BootError> {
-    let out = work_dir(root).join("runs").join(&k.label);
+    let t = Instant::now();
+    let res = boot_text(root, k, "", &plan_text(plan), vm_limit(plan), payload)?;
+    Ok((res, t.elapsed().as_secs_f64()))
+}
+
+/// Boots `k` with the plan `text`, `limit` seconds at most; its run folder
+/// is runs/<label> and `suffix` (`-suffix`) when that is not empty.
+pub fn boot_text(root: &Path, k: &Kernel, suffix: &str, text: &str, limit: u64, payload: &Path) -> Result<PathBuf, BootError> {
+    let name = if suffix.is_empty() { k.label.clone() } else { format!("{}-{suffix}", k.label) };
+    let out = work_dir(root).join("runs").join(name);
     let _ = std::fs::remove_dir_all(&out);
     let io = |p: &Path, e: std::io::Error| BootError::Other(format!("{}: {e}", p.display()));
     std::fs::create_dir_all(&out).map_err(|e| io(&out, e))?;
     let plan_file = out.join("plan");
-    std::fs::write(&plan_file, plan_text(plan)).map_err(|e| io(&plan_file, e))?;
+    std::fs::write(&plan_file, text).map_err(|e| io(&plan_file, e))?;
     let series = k.series.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "none".into());
-    let t = Instant::now();
     script(
         root,
         "run.sh",
@@ -238,11 +246,11 @@ pub fn boot(root: &Path, k: &Kernel, plan: &Plan, payload: &Path) -> Result<(Pat
             "--payload".into(),
             payload.display().to_string(),
             "--timeout".into(),
-            vm_limit(plan).to_string(),
+            limit.to_string(),
         ],
     )
     .map_err(|e| crash::find(&out).map(BootError::Crashed).unwrap_or(BootError::Other(e)))?;
-    Ok((out.join("results"), t.elapsed().as_secs_f64()))
+    Ok(out.join("results"))
 }
 
 /// Copies an executable without its debug sections (objcopy), which the

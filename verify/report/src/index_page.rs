@@ -51,7 +51,8 @@ struct IndexPage<'a> {
     /// The automatic campaign's sample: scores, and every mutant.
     mutation: Option<MutationView<'a>>,
     diff: DiffView<'a>,
-    kernel: KernelView<'a>,
+    /// One per series kernel-test ran (or one saying why none ran).
+    kernels: Vec<KernelView<'a>>,
     sim: Vec<SimRow<'a>>,
     skipped: &'a [String],
 }
@@ -218,7 +219,7 @@ pub fn index_page(i: &IndexInput, stamp: &Stamp) -> Result<String, String> {
             .collect(),
         mutation: d.mutation.as_ref().map(MutationView::of),
         diff: DiffView::of(&d.diff),
-        kernel: KernelView::of(&d.kernel),
+        kernels: d.kernel.iter().map(KernelView::of).collect(),
         sim: i
             .sim
             .iter()
@@ -342,7 +343,7 @@ pub(crate) mod tests {
             mutants: vec![],
             mutation: None,
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
-            kernel: KernelSection::Skipped { skipped: "not requested".into() },
+            kernel: vec![KernelSection::Skipped { skipped: "not requested".into() }],
             allow_empty: true,
             seconds: vec![],
             ok: true,

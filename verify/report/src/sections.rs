@@ -49,6 +49,8 @@ pub enum KernelView<'a> {
         faults: Vec<FaultRow<'a>>,
         kmemleak: Vec<KmemleakRow<'a>>,
         probes: Vec<ProbeRow<'a>>,
+        /// `ringlab repro` on each kernel, in words.
+        repro: Option<String>,
         /// The section as verify.json holds it.
         json: String,
     },
@@ -188,6 +190,7 @@ impl<'a> KernelView<'a> {
             faults,
             kmemleak,
             probes,
+            repro: guests.and_then(|g| g.repro.as_ref()).map(|r| r.words()),
             json: serde_json::to_string_pretty(d).unwrap_or_default(),
         }
     }
@@ -326,7 +329,7 @@ mod tests {
 
     #[test]
     fn kernel_section_from_the_kernel_document() {
-        let html = render(&VerifyDoc { kernel: KernelSection::Ran(Box::new(kernel_doc())), ok: false, ..doc() });
+        let html = render(&VerifyDoc { kernel: vec![KernelSection::Ran(Box::new(kernel_doc()))], ok: false, ..doc() });
         assert!(html.contains("<tr><th>series</th><td><code>kernel/patches/series</code>, 2 patches</td></tr>"), "{html}");
         assert!(html.contains("<tr><td>baseline</td><td class=\"num\">3</td><td class=\"num\">0</td><td class=\"num\">1</td>"));
         assert!(html.contains("<td>patched</td><td><code>diff-batch16-budget64</code></td><td class=\"num\">5</td>"));
@@ -340,7 +343,7 @@ mod tests {
         assert!(html.contains("<tr class=\"fail\"><td>patched</td><td class=\"num\">1</td><td>first: 0xffff888004a1c000 (size 232)"), "{html}");
         assert!(html.contains("<pre>__alloc_skb+0x9c/0x1a0\nveth_xdp_rcv+0x1f3/0x2d0</pre>"), "{html}");
         assert!(html.contains("<details><summary>as recorded in verify.json</summary><pre>{"));
-        let html = render(&VerifyDoc { kernel: KernelSection::Failed { error: "no qemu".into() }, ok: false, ..doc() });
+        let html = render(&VerifyDoc { kernel: vec![KernelSection::Failed { error: "no qemu".into() }], ok: false, ..doc() });
         assert!(html.contains("<p class=\"bad-text\">kernel-test did not run: no qemu</p>"));
     }
 }

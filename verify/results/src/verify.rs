@@ -32,7 +32,11 @@ pub struct VerifyDoc {
     #[serde(default)]
     pub mutation: Option<MutationDoc>,
     pub diff: DiffSection,
-    pub kernel: KernelSection,
+    /// `ringlab kernel-test`, one section per series of kernel/patches/
+    /// (one Skipped when not asked for). A single section, as documents
+    /// before several series were tested have it, reads as a list of one.
+    #[serde(deserialize_with = "one_or_many")]
+    pub kernel: Vec<KernelSection>,
     /// `--allow-empty`: a skipped live diff counts as a pass.
     #[serde(default)]
     pub allow_empty: bool,
@@ -106,11 +110,12 @@ impl VerifyDoc {
         } else if self.diff.tested_nothing(self.allow_empty) && !self.ok {
             problems.push(format!("{}: nothing was tested (--allow-empty accepts that)", self.diff.line()));
         }
-        if !self.kernel.ok() {
-            problems.push(self.kernel.line());
+        for k in self.kernel.iter().filter(|k| !k.ok()) {
+            problems.push(k.line());
             // what kernel-test found wrong, each with where its detail is
-            if let KernelSection::Ran(d) = &self.kernel {
-                problems.extend(d.problems.iter().map(|p| format!("kernel series: {p} (detail: target/ringlab/kernel/kernel.json)")));
+            if let KernelSection::Ran(d) = k {
+                let detail = ringlab_kernel::kernel_test::doc_path(&d.series);
+                problems.extend(d.problems.iter().map(|p| format!("kernel series {}: {p} (detail: {detail})", d.series)));
             }
         }
         if !self.all_ok() && problems.is_empty() {
@@ -154,7 +159,17 @@ fn section_error(v: &Value) -> Option<String> {
     }
     // an untagged section says only that no shape fits: try the one it meant
     let diff = v.get("diff").filter(|d| d.get("scenarios").is_some()).and_then(|_| check::<DiffDoc>(v, "diff"));
-    let kernel = v.get("kernel").filter(|k| k.get("series").is_some()).and_then(|_| check::<KernelDoc>(v, "kernel"));
+    let kernel = match v.get("kernel") {
+        Some(Value::Array(items)) => items.iter().enumerate().find_map(|(i, x)| {
+            let e = match x.get("series") {
+                Some(_) => serde_json::from_value::<KernelDoc>(x.clone()).err(),
+                None => serde_json::from_value::<KernelSection>(x.clone()).err(),
+            }?;
+            Some(format!("section \"kernel\", entry {i}: {e}"))
+        }),
+        Some(k) if k.get("series").is_some() => check::<KernelDoc>(v, "kernel"),
+        _ => None,
+    };
     list::<ModelResult>(v, "models")
         .or_else(|| v.get("coverage").and_then(|_| list::<SpecCoverage>(v, "coverage")))
         .or_else(|| v.get("thresholds").and_then(|_| list::<ThresholdResult>(v, "thresholds")))
@@ -165,6 +180,20 @@ fn section_error(v: &Value) -> Option<String> {
         .or(kernel)
         .or_else(|| check::<KernelSection>(v, "kernel"))
         .or_else(|| check::<bool>(v, "ok"))
+}
+
+/// `kernel` as a list of sections, or one section on its own.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<KernelSection>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<KernelSection>),
+        One(KernelSection),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::Many(v) => v,
+        OneOrMany::One(k) => vec![k],
+    })
 }
 
 /// The live-kernel differential campaign: skipped (with why), failed to
@@ -284,7 +313,7 @@ mod tests {
             mutants: vec![],
             mutation: None,
             diff,
-            kernel: KernelSection::Skipped { skipped: "not requested".into() },
+            kernel: vec![KernelSection::Skipped { skipped: "not requested".into() }],
             allow_empty: false,
             seconds: vec![],
             ok: true,
@@ -320,21 +349,31 @@ mod tests {
     fn a_failed_kernel_series_says_why() {
         let mut d = doc(DiffSection::Skipped { skipped: "needs root".into(), kernel: "6.18".into() });
         let k = ringlab_kernel::kernel_test::doc::KernelDoc {
+            series: "kernel/patches/xsk-redirect-xsk".into(),
             patches: 8,
             problems: vec!["xskxceiver on the baseline kernel: 19 passed, 1 failed".into()],
             ok: false,
             ..Default::default()
         };
-        d.kernel = KernelSection::Ran(Box::new(k));
+        let passed = ringlab_kernel::kernel_test::doc::KernelDoc { series: "kernel/patches/xsk-batch-xmit".into(), ok: true, ..Default::default() };
+        d.kernel = vec![KernelSection::Ran(Box::new(passed)), KernelSection::Ran(Box::new(k))];
         d.ok = false;
         let p = d.problems();
         assert!(
-            p.iter().any(|l| l == "kernel series: xskxceiver on the baseline kernel: 19 passed, 1 failed (detail: target/ringlab/kernel/kernel.json)"),
+            p.iter().any(|l| l == "kernel series kernel/patches/xsk-redirect-xsk: xskxceiver on the baseline kernel: 19 passed, 1 failed (detail: target/ringlab/kernel/xsk-redirect-xsk.json)"),
             "{p:?}"
         );
+        assert!(!p.iter().any(|l| l.contains("xsk-batch-xmit")), "{p:?}");
     }
 
     #[test]
+    fn one_kernel_section_on_its_own_reads_as_a_list_of_one() {
+        let mut v = serde_json::to_value(doc(DiffSection::Skipped { skipped: "x".into(), kernel: "k".into() })).unwrap();
+        v["kernel"] = serde_json::json!({"skipped": "not requested"});
+        let d = VerifyDoc::parse(&v.to_string(), "verify.json").unwrap();
+        assert!(matches!(d.kernel.as_slice(), [KernelSection::Skipped { .. }]), "{:?}", d.kernel);
+    }
+
     fn another_schema_or_document_is_refused() {
         let mut v = serde_json::to_value(doc(DiffSection::Skipped { skipped: "x".into(), kernel: "k".into() })).unwrap();
         v["schema"] = "ringlab/0".into();

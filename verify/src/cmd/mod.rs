@@ -12,5 +12,6 @@ pub mod mutate;
 pub mod probe;
 pub mod prove;
 pub mod report;
+pub mod repro;
 pub mod sim;
 pub mod verify;

@@ -2,7 +2,7 @@
 //! and (with --kernel) the kernel series in the VM; one summary or one
 //! JSON document (target/ringlab/verify.json); then the report.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 
@@ -73,7 +73,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         .chain(uresults.iter().map(|r| r.ok()))
         .chain(mutation.iter().map(|m| m.sample_ok()))
         // a skipped live diff tested nothing: a pass only with --allow-empty
-        .chain([diff.ok() && !empty, kernel.ok()])
+        .chain([diff.ok() && !empty, kernel.iter().all(KernelSection::ok)])
         .collect();
     let doc = VerifyDoc {
         header: Header::new(VerifyDoc::DOCUMENT),
@@ -182,32 +182,38 @@ pub fn summary(d: &VerifyDoc) -> String {
             ),
         }),
         d.diff.line(),
-        d.kernel.line()
+        d.kernel.iter().map(KernelSection::line).collect::<Vec<_>>().join("; ")
     )
 }
 
-/// The "kernel" section: `ringlab kernel-test` on the repository's series
-/// with every patch of kernel/patches/mutants/.
-fn kernel_section(root: &Path, wanted: bool) -> KernelSection {
+/// The "kernel" section: `ringlab kernel-test` on each series of
+/// kernel/patches/ with its mutants (kernel/patches/mutants/<series>/).
+fn kernel_section(root: &Path, wanted: bool) -> Vec<KernelSection> {
     if !wanted {
-        return KernelSection::Skipped { skipped: "not requested (verify --kernel, or make kernel-vm-test)".into() };
+        return vec![KernelSection::Skipped { skipped: "not requested (verify --kernel, or make kernel-vm-test)".into() }];
     }
-    let mut mutants: Vec<PathBuf> = std::fs::read_dir(root.join("kernel/patches/mutants"))
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect())
-        .unwrap_or_default();
-    mutants.sort();
-    let args = KernelTestArgs {
-        series: None,
-        mutants,
-        scenarios: kernel_test::SCENARIOS,
-        fault_rounds: kernel_test::FAULT_ROUNDS,
-        seed: 1,
-        json: false,
-        no_vm: false,
-        empty: Default::default(),
+    let series = match kernel_test::all_series(root) {
+        Ok(s) if !s.is_empty() => s,
+        Ok(_) => return vec![KernelSection::Failed { error: "kernel/patches/ holds no series (a folder with 0000-cover-letter.patch)".into() }],
+        Err(e) => return vec![KernelSection::Failed { error: e }],
     };
-    match super::kernel_test::test(root, &args) {
-        Ok(doc) => KernelSection::Ran(Box::new(doc)),
-        Err(e) => KernelSection::Failed { error: e },
-    }
+    series
+        .into_iter()
+        .map(|dir| {
+            let args = KernelTestArgs {
+                mutants: kernel_test::mutants_of(root, &dir),
+                series: Some(dir.clone()),
+                scenarios: kernel_test::SCENARIOS,
+                fault_rounds: kernel_test::FAULT_ROUNDS,
+                seed: 1,
+                json: false,
+                no_vm: false,
+                empty: Default::default(),
+            };
+            match super::kernel_test::test(root, &args) {
+                Ok(doc) => KernelSection::Ran(Box::new(doc)),
+                Err(e) => KernelSection::Failed { error: format!("{}: {e}", dir.strip_prefix(root).unwrap_or(&dir).display()) },
+            }
+        })
+        .collect()
 }
