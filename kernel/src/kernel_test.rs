@@ -165,8 +165,8 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     step("booting each kernel once more with the reproducers alone (a kernel without the fix crashes)");
     let fixed = repro::carries_fix(&series);
     let repro = repro::ReproPair {
-        baseline: repro::run(root, &base, &base_payload, false),
-        patched: repro::run(root, &patched, &patched_payload, fixed),
+        baseline: repro::run(root, &base, &base_payload, false, false),
+        patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk),
     };
 
     let mut mutants = Vec::new();

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use ringlab_ring::RingMem;
 
+use crate::bpf::{Paths, Redirect};
 use crate::env::{release, Env};
 use crate::runner::frame;
 use crate::xsk::{Xsk, XskConfig};
@@ -38,6 +39,11 @@ pub struct RxRingMissing {
     pub fill: (u32, u32),
     /// XDP_STATISTICS rx_dropped, rx_ring_full, rx_fill_ring_empty_descs.
     pub rx_counters: [u64; 3],
+    /// With bpf_redirect_xsk(): the frames it sent by the fast path and by
+    /// the fallback (a queue whose only socket has no Rx ring keeps no
+    /// socket, so every frame must fall back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Paths>,
     /// What is wrong with the kernel's answer (empty: as the fix has it).
     pub problems: Vec<String>,
 }
@@ -50,13 +56,14 @@ impl RxRingMissing {
 
 /// Binds a copy-mode socket with Tx, fill and completion rings and no Rx
 /// ring to the receiving veth's queue 0, gives it `filled` fill entries,
-/// puts it in XSKMAP entry 0 and sends `frames` frames to that queue.
-pub fn rx_ring_missing(filled: u32, frames: u32) -> io::Result<RxRingMissing> {
+/// puts it in XSKMAP entry 0 and sends `frames` frames to that queue,
+/// which the XDP program redirects with `redirect`.
+pub fn rx_ring_missing(filled: u32, frames: u32, redirect: Redirect) -> io::Result<RxRingMissing> {
     const SIZE: u32 = 64;
     if filled > SIZE {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("--fill {filled}: the fill ring has {SIZE} entries")));
     }
-    let env = Env::new()?;
+    let env = Env::with(redirect)?;
     let c = XskConfig {
         ifindex: env.ifindex_b,
         queue: 0,
@@ -79,6 +86,7 @@ pub fn rx_ring_missing(filled: u32, frames: u32) -> io::Result<RxRingMissing> {
         x.fill.submit(filled);
     }
     let seen0 = env.prog.seen()?;
+    let paths0 = env.prog.paths()?;
     env.prog.insert(0, x.fd)?;
     for k in 0..frames {
         env.injector.send(&frame(64, ETH_P_REDIRECT, k))?;
@@ -89,12 +97,18 @@ pub fn rx_ring_missing(filled: u32, frames: u32) -> io::Result<RxRingMissing> {
         std::thread::sleep(Duration::from_millis(20));
         redirected = env.prog.seen()? - seen0;
     }
+    let paths = match redirect {
+        Redirect::Xsk => {
+            Some(env.prog.paths()? - paths0)
+        }
+        Redirect::Map => None,
+    };
     env.prog.remove(0);
     let r = x.fill.ring();
     let fill = (r.producer().load(Acquire), r.consumer().load(Acquire));
     let s = x.stats()?;
     let rx_counters = [s.rx_dropped, s.rx_ring_full, s.rx_fill_ring_empty_descs];
-    Ok(judge(RxRingMissing { kernel: release(), filled, frames_sent: frames, redirected, fill, rx_counters, problems: Vec::new() }))
+    Ok(judge(RxRingMissing { kernel: release(), filled, frames_sent: frames, redirected, fill, rx_counters, paths, problems: Vec::new() }))
 }
 
 /// What the fixed kernel does: every frame reaches the program and is
@@ -110,6 +124,12 @@ fn judge(mut o: RxRingMissing) -> RxRingMissing {
     if o.rx_counters != [0; 3] {
         o.problems.push(format!("rx_dropped, rx_ring_full, rx_fill_ring_empty_descs are {:?}, not all 0", o.rx_counters));
     }
+    if let Some(p) = o.paths.filter(|p| p.fast_path != 0 || p.fallback != o.redirected) {
+        o.problems.push(format!(
+            "bpf_redirect_xsk() took the fast path for {} and fell back for {} of {} redirected frames: a socket without an Rx ring must never be the queue's",
+            p.fast_path, p.fallback, o.redirected
+        ));
+    }
     o
 }
 
@@ -118,7 +138,7 @@ mod tests {
     use super::*;
 
     fn fixed() -> RxRingMissing {
-        RxRingMissing { kernel: "6.12.117".into(), filled: 4, frames_sent: 8, redirected: 8, fill: (4, 0), rx_counters: [0; 3], problems: vec![] }
+        RxRingMissing { kernel: "6.12.117".into(), filled: 4, frames_sent: 8, redirected: 8, fill: (4, 0), rx_counters: [0; 3], paths: None, problems: vec![] }
     }
 
     #[test]
@@ -134,5 +154,12 @@ mod tests {
         assert!(counted.problems[0].contains("rx_dropped"), "{:?}", counted.problems);
         let unseen = judge(RxRingMissing { redirected: 7, ..fixed() });
         assert!(unseen.problems[0].contains("7 of the 8"), "{:?}", unseen.problems);
+    }
+
+    #[test]
+    fn with_bpf_redirect_xsk_every_frame_falls_back() {
+        assert!(judge(RxRingMissing { paths: Some(Paths { fast_path: 0, fallback: 8 }), ..fixed() }).ok());
+        let fast = judge(RxRingMissing { paths: Some(Paths { fast_path: 1, fallback: 7 }), ..fixed() });
+        assert!(fast.problems[0].contains("fast path for 1"), "{:?}", fast.problems);
     }
 }

@@ -58,20 +58,24 @@ pub fn carries_fix(s: &Series) -> bool {
     })
 }
 
-pub fn plan_text() -> String {
+/// The reproducers' plan; with `redirect_xsk` (a series that adds
+/// XDP_REDIRECT_XSK) through bpf_redirect_xsk(), whose fallback must take
+/// every frame.
+pub fn plan_text(redirect_xsk: bool) -> String {
     let mut t = String::from("# written by ringlab kernel-test: the reproducers alone (a kernel without the fix crashes)\n");
+    let how = if redirect_xsk { " --redirect xsk" } else { "" };
     for (name, fill) in STEPS {
-        t += &format!("{name} {STEP_LIMIT} /ringlab/ringlab repro rx-ring-missing --this-kernel-may-crash --fill {fill}\n");
+        t += &format!("{name} {STEP_LIMIT} /ringlab/ringlab repro rx-ring-missing --this-kernel-may-crash --fill {fill}{how}\n");
     }
     t
 }
 
-/// Boots `k` with the reproducers.
-pub fn run(root: &Path, k: &Kernel, payload: &Path, fixed: bool) -> ReproRun {
+/// Boots `k` with the reproducers (`redirect_xsk`: as plan_text).
+pub fn run(root: &Path, k: &Kernel, payload: &Path, fixed: bool, redirect_xsk: bool) -> ReproRun {
     let t = std::time::Instant::now();
     let limit = STEP_LIMIT * STEPS.len() as u64 + 300;
     let mut r = ReproRun { fixed, ..Default::default() };
-    match vm::boot_text(root, k, "repro", &plan_text(), limit, payload) {
+    match vm::boot_text(root, k, "repro", &plan_text(redirect_xsk), limit, payload) {
         Ok(res) => {
             for (name, _) in STEPS {
                 let out = res.join(format!("{name}.out"));
@@ -136,7 +140,7 @@ mod tests {
     }
 
     fn survived(fixed: bool) -> ReproRun {
-        let x = RxRingMissing { kernel: "k".into(), filled: 0, frames_sent: 8, redirected: 8, fill: (0, 0), rx_counters: [0; 3], problems: vec![] };
+        let x = RxRingMissing { kernel: "k".into(), filled: 0, frames_sent: 8, redirected: 8, fill: (0, 0), rx_counters: [0; 3], paths: None, problems: vec![] };
         ReproRun { fixed, runs: vec![x.clone(), RxRingMissing { filled: 4, fill: (4, 0), ..x }], ..Default::default() }
     }
 
@@ -160,9 +164,12 @@ mod tests {
 
     #[test]
     fn the_fix_is_found_in_net_xdp_xsk_c_only() {
+        let plan = plan_text(true);
+        assert!(plan.lines().filter(|l| !l.starts_with('#')).all(|l| l.ends_with("--redirect xsk")), "{plan}");
+        assert!(!plan_text(false).contains("redirect"));
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("patches");
         assert!(carries_fix(&Series::read(&root.join("xsk-rx-ring-check")).unwrap()));
-        assert!(!carries_fix(&Series::read(&root.join("xsk-redirect-xsk")).unwrap()));
+        assert!(carries_fix(&Series::read(&root.join("xsk-redirect-xsk")).unwrap()));
         assert!(!carries_fix(&Series::read(&root.join("xsk-batch-xmit")).unwrap()));
     }
 }

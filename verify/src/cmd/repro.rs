@@ -6,6 +6,7 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
+use ringlab_kernel::bpf::Redirect;
 use ringlab_kernel::env::skip_reason;
 use ringlab_kernel::repro::{rx_ring_missing, RxRingMissing};
 use ringlab_model::schema::Header;
@@ -31,6 +32,10 @@ pub enum Bug {
         /// Frames sent to the socket's queue
         #[arg(long, default_value_t = 8)]
         frames: u32,
+        /// The helper the XDP program redirects with (xsk: every frame must
+        /// take bpf_redirect_xsk()'s fallback)
+        #[arg(long, value_enum, default_value_t = Redirect::Map)]
+        redirect: Redirect,
     },
 }
 
@@ -44,7 +49,7 @@ struct Out<'a> {
 }
 
 pub fn run(a: &ReproArgs) -> Result<bool, String> {
-    let Bug::RxRingMissing { fill, frames } = a.bug;
+    let Bug::RxRingMissing { fill, frames, redirect } = a.bug;
     if !a.this_kernel_may_crash {
         return Err("repro rx-ring-missing: on a kernel without kernel/patches/xsk-rx-ring-check (6.12.117 and, as far as known, every kernel since 2020) the first frame NULL-dereferences in softirq and takes the machine down; run it in a VM (ringlab kernel-test does) or add --this-kernel-may-crash".into());
     }
@@ -54,7 +59,7 @@ pub fn run(a: &ReproArgs) -> Result<bool, String> {
     if let Some(why) = skip_reason() {
         return Err(format!("repro rx-ring-missing: cannot run here: {why}"));
     }
-    let r = rx_ring_missing(fill, frames).map_err(|e| format!("repro rx-ring-missing: {e}"))?;
+    let r = rx_ring_missing(fill, frames, redirect).map_err(|e| format!("repro rx-ring-missing: {e}"))?;
     let out = Out { header: Header::new("repro"), ok: r.ok(), result: &r };
     println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
     for p in &r.problems {
