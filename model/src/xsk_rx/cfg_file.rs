@@ -63,21 +63,8 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         "a subset of {\"redirect\", \"drop\", \"pass\"}",
         Verdict::from_id,
     )?;
-    let late_what = "a set of socket numbers";
-    let mut late_bind = match file.value("LateBind", late_what)? {
-        Value::Set(s) => s
-            .iter()
-            .map(|v| v.as_int().and_then(|i| u8::try_from(i).ok()))
-            .collect::<Option<Vec<u8>>>(),
-        Value::Seq(s) if s.is_empty() => Some(Vec::new()),
-        _ => None,
-    }
-    .ok_or_else(|| file.bad("LateBind", late_what))?;
-    late_bind.sort();
-    late_bind.dedup();
-    let mut tx_only = socket_set(file, "TxOnly")?;
-    tx_only.sort();
-    tx_only.dedup();
+    let late_bind = socket_set(file, "LateBind")?;
+    let tx_only = socket_set(file, "TxOnly")?;
     let redirect = file.id("Redirect", "\"map\" or \"xsk\"", Redirect::from_id)?;
     let mutant = file.mutant::<Mutant>()?;
     let cfg = Config {
@@ -104,10 +91,10 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
     Ok(cfg)
 }
 
-/// A set of socket numbers.
+/// A set of socket numbers, sorted, each once.
 fn socket_set(file: &CfgFile<Rhs>, name: &str) -> Result<Vec<u8>, CfgError> {
     let what = "a set of socket numbers";
-    match file.value(name, what)? {
+    let mut v = match file.value(name, what)? {
         Value::Set(s) => s
             .iter()
             .map(|v| v.as_int().and_then(|i| u8::try_from(i).ok()))
@@ -115,7 +102,10 @@ fn socket_set(file: &CfgFile<Rhs>, name: &str) -> Result<Vec<u8>, CfgError> {
         Value::Seq(s) if s.is_empty() => Some(Vec::new()),
         _ => None,
     }
-    .ok_or_else(|| file.bad(name, what))
+    .ok_or_else(|| file.bad(name, what))?;
+    v.sort();
+    v.dedup();
+    Ok(v)
 }
 
 #[cfg(test)]
