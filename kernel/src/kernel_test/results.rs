@@ -91,45 +91,36 @@ pub fn campaign(dir: &Path, name: &str) -> CampaignRun {
     }
 }
 
-/// What a fault campaign (`ringlab faults --json`) printed: its report,
-/// or why it could not inject.
+/// What a fault campaign printed: its report (`ringlab faults --json`:
+/// FaultReport; with `--rx`: FaultRxReport), or why it could not inject.
 #[derive(serde::Deserialize)]
-struct FaultOut {
+struct FaultOut<R> {
     #[serde(default)]
     skipped: Option<String>,
     #[serde(flatten)]
-    report: FaultReport,
+    report: R,
 }
 
 /// A fault campaign's document, or why there is none.
 pub fn faults(dir: &Path, name: &str) -> FaultRun {
-    let c = read(dir, name);
-    let rc = c.as_ref().and_then(|c| c.rc);
-    match c.as_ref().and_then(json_out::<FaultOut>) {
-        Some(FaultOut { skipped: Some(why), .. }) => FaultRun { name: name.into(), rc, skipped: Some(why), ..Default::default() },
-        Some(FaultOut { report, .. }) => FaultRun { name: name.into(), rc, report: Some(report), ..Default::default() },
-        None => FaultRun { name: name.into(), rc, error: Some(failure(name, &c)), ..Default::default() },
-    }
-}
-
-/// What `ringlab faults --rx --json` printed.
-#[derive(serde::Deserialize)]
-struct FaultRxOut {
-    #[serde(default)]
-    skipped: Option<String>,
-    #[serde(flatten)]
-    report: FaultRxReport,
+    fault_run(dir, name, |r, report: FaultReport| r.report = Some(report))
 }
 
 /// The receive-path fault campaign's document, or why there is none.
 pub fn faults_rx(dir: &Path, name: &str) -> FaultRun {
+    fault_run(dir, name, |r, report: FaultRxReport| r.rx = Some(report))
+}
+
+/// Step `name`'s fault document, its report put in place by `put`.
+fn fault_run<R: DeserializeOwned>(dir: &Path, name: &str, put: impl FnOnce(&mut FaultRun, R)) -> FaultRun {
     let c = read(dir, name);
-    let rc = c.as_ref().and_then(|c| c.rc);
-    match c.as_ref().and_then(json_out::<FaultRxOut>) {
-        Some(FaultRxOut { skipped: Some(why), .. }) => FaultRun { name: name.into(), rc, skipped: Some(why), ..Default::default() },
-        Some(FaultRxOut { report, .. }) => FaultRun { name: name.into(), rc, rx: Some(report), ..Default::default() },
-        None => FaultRun { name: name.into(), rc, error: Some(failure(name, &c)), ..Default::default() },
+    let mut run = FaultRun { name: name.into(), rc: c.as_ref().and_then(|c| c.rc), ..Default::default() };
+    match c.as_ref().and_then(json_out::<FaultOut<R>>) {
+        Some(FaultOut { skipped: Some(why), .. }) => run.skipped = Some(why),
+        Some(FaultOut { report, .. }) => put(&mut run, report),
+        None => run.error = Some(failure(name, &c)),
     }
+    run
 }
 
 /// kmemleak's clear before the campaigns and its report after them.
@@ -160,7 +151,10 @@ mod tests {
     use super::*;
 
     fn dir(files: &[(&str, &str)]) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("ringlab-results-{}-{}", std::process::id(), files.len()));
+        // one folder per call: tests run in parallel
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("ringlab-results-{}-{k}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         for (f, t) in files {
@@ -196,6 +190,20 @@ mod tests {
         assert_eq!(kmemleak(&d).skipped.as_deref(), Some("no /sys/kernel/debug/kmemleak"));
         std::fs::remove_file(d.join("kmemleak-clear.rc")).unwrap();
         assert!(kmemleak(&d).error.unwrap().contains("kmemleak-clear: did not run"));
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn each_fault_report_goes_to_its_field() {
+        let tx = serde_json::to_string(&FaultReport { injected: 3, ..Default::default() }).unwrap();
+        let mut rx = serde_json::to_value(FaultRxReport::default()).unwrap();
+        rx["skipped"] = "no failslab".into();
+        let d = dir(&[("f-tx.rc", "0\n"), ("f-tx.out", &tx), ("f-rx.rc", "0\n"), ("f-rx.out", &rx.to_string())]);
+        let t = faults(&d, "f-tx");
+        assert!(t.report.is_some_and(|r| r.injected == 3) && t.rx.is_none() && t.error.is_none());
+        let r = faults_rx(&d, "f-rx");
+        assert!(r.skipped.as_deref() == Some("no failslab") && r.rx.is_none() && r.report.is_none(), "{r:?}");
+        assert!(faults_rx(&d, "f-none").error.unwrap().contains("did not run"));
         std::fs::remove_dir_all(&d).ok();
     }
 
