@@ -41,7 +41,12 @@
 (* when the program's entry names that socket, and the driver receives     *)
 (* into it without bpf_redirect_info or the XSKMAP flush list, and         *)
 (* flushes it itself at the end of the poll (fastXs). Redirect = "map" is  *)
-(* 6.12.117.                                                               *)
+(* 6.12.117. With Batch > 1 the driver keeps the packets whose programs    *)
+(* returned XDP_REDIRECT_XSK (pend) and receives them later, in order,     *)
+(* with xsk_rcv_batch(): when the batch is full, before it handles a       *)
+(* packet of any other action or for another socket, and before the       *)
+(* poll's flush. Each keeps the socket its program was told about, and     *)
+(* xsk_rcv()'s checks run for it when it is received.                      *)
 (*                                                                         *)
 (* Rings are FIFO sequences (XskRing.tla checks the ring protocol); a      *)
 (* buffer taken from the fill ring is XpAllocPeek (the entry at            *)
@@ -73,6 +78,8 @@ CONSTANTS
                   \* and xsk_map_update_elem() take them
     Redirect,     \* "map": XDP_REDIRECT through the XSKMAP only; "xsk": also
                   \* the XDP_REDIRECT_XSK fast path (driver path only)
+    Batch,        \* XDP_REDIRECT_XSK packets the driver receives together
+                  \* (xsk_rcv_batch()); 1: each as its program returns
     Mutant        \* "none" or a mutant id of specs/manifest.json
 
 ASSUME NSockets \in Nat \ {0} /\ NBufs \in Nat \ {0} /\ MaxPkts \in Nat
@@ -83,6 +90,7 @@ ASSUME Path \in {"driver", "generic"} /\ "redirect" \in Verdicts
 ASSUME Verdicts \subseteq {"redirect", "drop", "pass"}
 ASSUME LateBind \subseteq 1..NSockets /\ TxOnly \subseteq 1..NSockets
 ASSUME Redirect \in {"map", "xsk"} /\ (Redirect = "xsk" => Path = "driver")
+ASSUME Batch \in Nat \ {0} /\ (Batch > 1 => Redirect = "xsk")
 ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rx-release-no-sync", "rx-mb-no-space-check",
                    "rx-full-leak", "rx-alloc-fail-uncounted",
@@ -92,7 +100,9 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "redirect-xsk-flush-rereads", "rx-fill-overrun",
                    "rx-flush-no-fq-release", "rx-room-from-published",
                    "xskmap-release-own-entry", "rx-ring-missing-unchecked",
-                   "rxq-xsk-tx-only", "redirect-rereads-entry"}
+                   "rxq-xsk-tx-only", "redirect-rereads-entry",
+                   "redirect-xsk-batch-tail-lost", "redirect-xsk-batch-reorder",
+                   "redirect-xsk-batch-stale-sock"}
 
 Sockets == 1..NSockets
 Keys == Sockets   \* the XSKMAP's indexes
@@ -131,11 +141,15 @@ VARIABLES
     lock,     \* holder of pool->rx_lock (per socket: lock[s] with the mutant)
     cnt,      \* the sockets' drop counters: [rx_dropped, rx_queue_full]
     rxqXsk,   \* the socket netdev_rx_queue keeps for the fast path, or None
-    fastXs    \* fastXs[c]: the socket c's poll received into on the fast
+    fastXs,   \* fastXs[c]: the socket c's poll received into on the fast
               \* path, which the driver flushes at the poll's end, or None
+    pend      \* pend[c]: c's batch, the packets whose programs returned
+              \* XDP_REDIRECT_XSK and that wait for xsk_rcv_batch(), oldest
+              \* first: [pkt, sock, tgt, len] (sock: the socket chosen for
+              \* it, tgt: the one its XSKMAP entry named)
 
 vars == <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived, fate, cpu,
-          poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+          poller, pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 Idle == [stage |-> "idle", pkt |-> 0, sock |-> 0, tgt |-> 0, key |-> None,
          len |-> 0, bufs |-> <<>>, peek |-> None, fast |-> FALSE]
@@ -169,6 +183,7 @@ Init ==
                    /\ RxqEligible(CHOOSE s \in Sockets \ LateBind : TRUE)
                 THEN CHOOSE s \in Sockets \ LateBind : TRUE ELSE None
     /\ fastXs = [c \in Cpus |-> None]
+    /\ pend = [c \in Cpus |-> <<>>]
 
 Bump(s, field) == cnt' = [cnt EXCEPT ![s][field] = @ + 1]
 
@@ -190,7 +205,7 @@ UserFill ==
         /\ fq' = Append(fq, b)
         /\ ufree' = ufree \ {b}
     /\ UNCHANGED <<fqHeld, kfree, rx, rxPub, st, map, arrived, fate, cpu,
-                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* xsk_ring_cons__peek/release on s's rx ring: published descriptors only.
 UserRecv(s) ==
@@ -199,7 +214,7 @@ UserRecv(s) ==
     /\ rx' = [rx EXCEPT ![s] = Tail(@)]
     /\ rxPub' = [rxPub EXCEPT ![s] = @ - 1]
     /\ UNCHANGED <<fq, fqHeld, kfree, st, map, arrived, fate, cpu, poller,
-                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* bind(): xsk_bind() of a LateBind socket to the queue. The fast path
 \* keeps the socket in netdev_rx_queue if no other socket is bound to the
@@ -214,7 +229,7 @@ XskBind(s) ==
                   [] Mutant = "rxq-xsk-two-sockets" -> rxqXsk
                   [] OTHER -> None
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, map, arrived, fate,
-                   cpu, poller, pollStart, flush, lock, cnt, fastXs>>
+                   cpu, poller, pollStart, flush, lock, cnt, fastXs, pend>>
 
 \* bpf_map_update_elem() of socket s into XSKMAP entry k (BPF_ANY):
 \* xsk_map_update_elem() takes an AF_XDP socket bound or not, and drops
@@ -225,7 +240,7 @@ XskMapUpdate(k, s) ==
     /\ Remap \/ (k = s /\ map[k] = None)
     /\ map' = [map EXCEPT ![k] = s]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, arrived, fate, cpu,
-                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* close(): xsk_release() deletes s from every XSKMAP entry naming it
 \* (xsk_delete_from_maps(), the socket's map list; the mutant: from entry
@@ -239,7 +254,7 @@ XskRelease(s) ==
                  THEN None ELSE map[k]]
     /\ rxqXsk' = IF rxqXsk = s /\ Mutant # "rxq-xsk-stale" THEN None ELSE rxqXsk
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, arrived, fate, cpu,
-                   poller, pollStart, flush, lock, cnt, fastXs>>
+                   poller, pollStart, flush, lock, cnt, fastXs, pend>>
 
 \* synchronize_net() returned: no poll or receive still holds s (none began
 \* before the unbind and is unfinished). The socket and its rings are
@@ -248,13 +263,14 @@ XskRelease(s) ==
 XskReleaseDone(s) ==
     /\ st[s] = "unbinding"
     /\ Mutant = "rx-release-no-sync"
-       \/ \A c \in Cpus : cpu[c].sock # s /\ s \notin flush[c] /\ fastXs[c] # s
+       \/ \A c \in Cpus : /\ cpu[c].sock # s /\ s \notin flush[c] /\ fastXs[c] # s
+                         /\ \A i \in DOMAIN pend[c] : pend[c][i].sock # s
     /\ st' = [st EXCEPT ![s] = "freed"]
     /\ ufree' = ufree \cup {rx[s][i].buf : i \in DOMAIN rx[s]}
     /\ rx' = [rx EXCEPT ![s] = <<>>]
     /\ rxPub' = [rxPub EXCEPT ![s] = 0]
     /\ UNCHANGED <<fq, fqHeld, kfree, map, arrived, fate, cpu, poller,
-                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 -----------------------------------------------------------------------------
 (* The driver's NAPI poll (Path = "driver") *)
@@ -266,7 +282,7 @@ NapiPoll(c) ==
     /\ poller' = c
     /\ pollStart' = arrived
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
-                   fate, cpu, flush, lock, cnt, rxqXsk, fastXs>>
+                   fate, cpu, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* The sockets the driver flushes itself at the poll's end: the one its
 \* fast path received into (the mutants: none, or the queue's socket as
@@ -284,6 +300,8 @@ DriverFlushes(c) ==
 XdpDoFlush(c) ==
     /\ Path = "driver" /\ poller = c /\ cpu[c].stage = "idle"
     /\ arrived > pollStart
+    \* the batch is received first (the mutant leaves it for a later poll)
+    /\ pend[c] = <<>> \/ Mutant = "redirect-xsk-batch-tail-lost"
     /\ IF Mutant = "xdp-missing-flush"
        THEN UNCHANGED <<rxPub, fqHeld, flush, fastXs>>
        ELSE LET todo == flush[c] \cup DriverFlushes(c) IN
@@ -295,7 +313,7 @@ XdpDoFlush(c) ==
             /\ fastXs' = [fastXs EXCEPT ![c] = None]
     /\ poller' = None
     /\ UNCHANGED <<ufree, fq, kfree, rx, st, map, arrived, fate, cpu,
-                   pollStart, lock, cnt, rxqXsk>>
+                   pollStart, lock, cnt, rxqXsk, pend>>
 
 -----------------------------------------------------------------------------
 (* One packet, from the XDP program to the rx ring *)
@@ -312,7 +330,11 @@ FastPath(k) ==
 \* to XSKMAP index k: the lookup, then xsk_rcv_check() on the socket s
 \* there, which the receive keeps whatever the entry names later.
 \* XDP_REDIRECT_XSK: s is the queue's socket; no lookup is kept in
-\* bpf_redirect_info, and xsk_rcv_check() still runs.
+\* bpf_redirect_info, and xsk_rcv_check() still runs. With Batch > 1 the
+\* driver keeps that packet in its batch (full: received first), and
+\* receives the batch before a packet of any other action (whose
+\* XDP_REDIRECT must be done while bpf_redirect_info is fresh; the mutant
+\* does it first) or for another socket.
 XdpRun(c) ==
     /\ cpu[c].stage = "idle" /\ arrived < MaxPkts
     /\ IF Path = "driver"
@@ -323,13 +345,26 @@ XdpRun(c) ==
         LET p == arrived + 1
             fast == v = "redirect" /\ FastPath(k)
             s == IF fast THEN rxqXsk ELSE map[k]
+            batched == fast /\ Batch > 1
             go == [Idle EXCEPT !.pkt = p, !.sock = s, !.tgt = map[k],
                                !.key = IF Mutant = "redirect-rereads-entry"
                                        THEN k ELSE None,
                                !.len = len, !.fast = fast,
                                !.stage = IF Path = "generic" THEN "lock"
                                          ELSE "alloc"]
-        IN CASE v = "drop" ->
+        IN /\ IF batched
+              THEN /\ Len(pend[c]) < Batch
+                   /\ IF pend[c] = <<>> THEN TRUE
+                      ELSE pend[c][Len(pend[c])].sock = s
+              ELSE pend[c] = <<>> \/ Mutant = "redirect-xsk-batch-reorder"
+           /\ pend' = IF batched
+                      THEN [pend EXCEPT ![c] = Append(@, [pkt |-> p, sock |-> s,
+                                                         tgt |-> map[k], len |-> len])]
+                      ELSE pend
+           /\ CASE batched ->
+                  /\ fate' = [fate EXCEPT ![p] = "busy"]
+                  /\ UNCHANGED <<cpu, cnt>>
+             [] v = "drop" ->
                   /\ fate' = [fate EXCEPT ![p] = "xdp_drop"]
                   /\ UNCHANGED <<cpu, cnt>>
              [] v = "pass" ->
@@ -358,6 +393,31 @@ XdpRun(c) ==
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, poller,
                    pollStart, flush, lock, rxqXsk, fastXs>>
 
+\* xsk_rcv_batch(): the driver receives the oldest packet of its batch
+\* into the socket kept for it (the mutant: the one the queue names now),
+\* with xsk_rcv()'s checks, as XdpRun receives one that is not batched.
+XskRcvBatch(c) ==
+    /\ poller = c /\ cpu[c].stage = "idle" /\ pend[c] # <<>>
+    /\ pend' = [pend EXCEPT ![c] = Tail(@)]
+    /\ LET e == Head(pend[c])
+           s == IF Mutant = "redirect-xsk-batch-stale-sock" THEN rxqXsk
+                ELSE e.sock
+       IN CASE s = None \/ st[s] # "bound"
+               \/ (s \in TxOnly /\ Mutant # "rx-ring-missing-unchecked") ->
+                  /\ fate' = [fate EXCEPT ![e.pkt] = "redirect_err"]
+                  /\ UNCHANGED <<cpu, cnt>>
+             [] e.len > 1 /\ ~SG ->
+                  /\ fate' = [fate EXCEPT ![e.pkt] = "rx_dropped"]
+                  /\ Bump(s, "rx_dropped")
+                  /\ UNCHANGED cpu
+             [] OTHER ->
+                  /\ cpu' = [cpu EXCEPT ![c] = [Idle EXCEPT
+                                !.pkt = e.pkt, !.sock = s, !.tgt = e.tgt,
+                                !.len = e.len, !.fast = TRUE, !.stage = "alloc"]]
+                  /\ UNCHANGED <<fate, cnt>>
+    /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
+                   poller, pollStart, flush, lock, rxqXsk, fastXs>>
+
 \* xsk_generic_rcv(): spin_lock_bh(&xs->pool->rx_lock). The mutant looks
 \* the XSKMAP entry up again here and receives into what it names now.
 RxLock(c) ==
@@ -368,7 +428,7 @@ RxLock(c) ==
                           ![c].sock = IF Mutant = "redirect-rereads-entry"
                                       THEN map[cpu[c].key] ELSE @]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
-                   fate, poller, pollStart, flush, cnt, rxqXsk, fastXs>>
+                   fate, poller, pollStart, flush, cnt, rxqXsk, fastXs, pend>>
 
 \* Before taking any buffer, __xsk_rcv() checks a packet of several chunks
 \* whole: xsk_buff_can_alloc() for every chunk, xskq_prod_nb_free() for
@@ -387,7 +447,7 @@ XskRcvCheckRoom(c) ==
               /\ cpu' = [cpu EXCEPT ![c].stage = "take"]
               /\ UNCHANGED <<fate, cnt>>
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
-                   poller, pollStart, flush, lock, rxqXsk, fastXs>>
+                   poller, pollStart, flush, lock, rxqXsk, fastXs, pend>>
 
 \* xsk_buff_alloc() of one chunk: from pool->free_list if it has one.
 XpAllocFree(c) ==
@@ -398,7 +458,7 @@ XpAllocFree(c) ==
     /\ cpu' = [cpu EXCEPT ![c].bufs = Append(@, Head(kfree))]
     /\ kfree' = Tail(kfree)
     /\ UNCHANGED <<ufree, fq, fqHeld, rx, rxPub, st, map, arrived, fate,
-                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   poller, pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* Otherwise from the fill ring: the entry at cached_cons is read...
 XpAllocPeek(c) ==
@@ -408,7 +468,7 @@ XpAllocPeek(c) ==
     /\ kfree = <<>> /\ fq # <<>>
     /\ cpu' = [cpu EXCEPT ![c].peek = Head(fq)]
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
-                   fate, poller, pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   fate, poller, pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* ... and cached_cons moves past it (xskq_cons_release()). The fill
 \* ring's consumer is published later, by xsk_flush().
@@ -419,7 +479,7 @@ XpAllocTake(c) ==
     /\ fq' = Tail(fq)
     /\ fqHeld' = fqHeld + 1
     /\ UNCHANGED <<ufree, kfree, rx, rxPub, st, map, arrived, fate, poller,
-                   pollStart, flush, lock, cnt, rxqXsk, fastXs>>
+                   pollStart, flush, lock, cnt, rxqXsk, fastXs, pend>>
 
 \* A single chunk finds no buffer: rx_dropped (-ENOMEM).
 XpAllocFail(c) ==
@@ -429,7 +489,7 @@ XpAllocFail(c) ==
        ELSE Bump(cpu[c].sock, "rx_dropped")
     /\ Finish(c, "rx_dropped")
     /\ UNCHANGED <<ufree, fq, fqHeld, kfree, rx, rxPub, st, map, arrived,
-                   poller, pollStart, flush, lock, rxqXsk, fastXs>>
+                   poller, pollStart, flush, lock, rxqXsk, fastXs, pend>>
 
 \* Once c has reserved into s, s is flushed at the poll's end: xsk_rcv()
 \* puts it on the CPU's XSKMAP flush list; the fast path keeps it in the
@@ -481,7 +541,7 @@ XskRcvReserve(c) ==
                /\ UNCHANGED cnt
                /\ Finish(c, "rx")
     /\ UNCHANGED <<ufree, fq, fqHeld, rxPub, st, map, arrived, poller,
-                   pollStart, lock, rxqXsk>>
+                   pollStart, lock, rxqXsk, pend>>
 
 \* xsk_generic_rcv(): xsk_flush() publishes s's rx producer and the fill
 \* ring's consumer, then the lock is released.
@@ -493,12 +553,12 @@ XskFlush(c) ==
     /\ fqHeld' = IF Mutant = "rx-flush-no-fq-release" THEN fqHeld ELSE 0
     /\ cpu' = [cpu EXCEPT ![c] = Idle]
     /\ UNCHANGED <<ufree, fq, kfree, rx, st, map, arrived, fate, poller,
-                   pollStart, flush, cnt, rxqXsk, fastXs>>
+                   pollStart, flush, cnt, rxqXsk, fastXs, pend>>
 
 \* Every packet received and every CPU idle: the behaviour may end here.
 Done ==
     /\ arrived = MaxPkts
-    /\ \A c \in Cpus : cpu[c].stage = "idle"
+    /\ \A c \in Cpus : cpu[c].stage = "idle" /\ pend[c] = <<>>
     /\ poller = None
     /\ UNCHANGED vars
 
@@ -508,8 +568,8 @@ Next ==
                          \/ XskBind(s)
     \/ \E k \in Keys, s \in Sockets : XskMapUpdate(k, s)
     \/ \E c \in Cpus :
-        \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ RxLock(c)
-        \/ XskRcvCheckRoom(c) \/ XpAllocFree(c) \/ XpAllocPeek(c)
+        \/ NapiPoll(c) \/ XdpDoFlush(c) \/ XdpRun(c) \/ XskRcvBatch(c)
+        \/ RxLock(c) \/ XskRcvCheckRoom(c) \/ XpAllocFree(c) \/ XpAllocPeek(c)
         \/ XpAllocTake(c) \/ XpAllocFail(c) \/ XskRcvReserve(c) \/ XskFlush(c)
 
 Spec == Init /\ [][Next]_vars
@@ -551,8 +611,9 @@ FillHeldReal == fqHeld <= NBufs - Cardinality(ufree) - Len(fq)
 PktAccounted ==
     /\ \A p \in Pkts : (p <= arrived) = (fate[p] # "none")
     /\ \A p \in Pkts : fate[p] = "busy" <=>
-                         \E c \in Cpus : cpu[c].stage # "idle" /\ cpu[c].pkt = p
-                                         /\ cpu[c].stage # "flush"
+                         \E c \in Cpus : \/ cpu[c].stage \notin {"idle", "flush"}
+                                           /\ cpu[c].pkt = p
+                                        \/ \E i \in DOMAIN pend[c] : pend[c][i].pkt = p
     /\ \A s \in Sockets : \A i \in DOMAIN rx[s] : fate[rx[s][i].pkt] = "rx"
 
 \* The drop counters count every drop: each packet that ended in a
@@ -574,17 +635,18 @@ MultiBufAllOrNone ==
 \* empty and every descriptor reserved is published (xdp_do_flush()).
 FlushedAtPollEnd ==
     Path = "driver" /\ poller = None =>
-        /\ \A c \in Cpus : flush[c] = {} /\ fastXs[c] = None
+        /\ \A c \in Cpus : flush[c] = {} /\ fastXs[c] = None /\ pend[c] = <<>>
         /\ \A s \in Sockets : rxPub[s] = Len(rx[s])
 
 \* A NAPI poll handles at most its budget of packets.
 NapiBudget == poller # None => arrived - pollStart <= PollBudget
 
-\* No receive, flush list, driver slot, queue pointer, XSKMAP entry or
-\* ring write touches a socket that was freed.
+\* No receive, batch, flush list, driver slot, queue pointer, XSKMAP
+\* entry or ring write touches a socket that was freed.
 NoUseAfterFree ==
     \A s \in Sockets : st[s] = "freed" =>
         /\ \A c \in Cpus : cpu[c].sock # s
+        /\ \A c \in Cpus : \A i \in DOMAIN pend[c] : pend[c][i].sock # s
         /\ \A k \in Keys : map[k] # s
         /\ \A c \in Cpus : s \notin flush[c] /\ fastXs[c] # s
         /\ rxqXsk # s
@@ -592,7 +654,9 @@ NoUseAfterFree ==
 
 \* A receive goes to the socket its program's XSKMAP entry named when the
 \* program ran, whatever the entry names since.
-DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].tgt
+DeliveredToKey ==
+    \A c \in Cpus : /\ cpu[c].sock = cpu[c].tgt
+                   /\ \A i \in DOMAIN pend[c] : pend[c][i].sock = pend[c][i].tgt
 
 \* No receive, flush list, driver slot or rx descriptor is for a socket
 \* bound without an Rx ring (xs->rx is NULL: __xsk_rcv() and xsk_flush()
@@ -600,6 +664,7 @@ DeliveredToKey == \A c \in Cpus : cpu[c].sock = cpu[c].tgt
 RxRingPresent ==
     \A s \in TxOnly :
         /\ \A c \in Cpus : cpu[c].stage = "idle" \/ cpu[c].sock # s
+        /\ \A c \in Cpus : \A i \in DOMAIN pend[c] : pend[c][i].sock # s
         /\ \A c \in Cpus : s \notin flush[c] /\ fastXs[c] # s
         /\ rx[s] = <<>>
 
@@ -609,6 +674,15 @@ RxqXskInStep ==
     rxqXsk # None =>
         /\ st[rxqXsk] = "bound" /\ rxqXsk \notin TxOnly
         /\ \A o \in Sockets \ {rxqXsk} : st[o] # "bound"
+
+\* The driver path receives a queue's packets in the order they arrived:
+\* on every rx ring they are in arrival order (one NAPI poll at a time,
+\* and a batch before anything after it). Generic receive on several
+\* CPUs may reserve in any order.
+RxInOrder ==
+    Path = "driver" =>
+        \A s \in Sockets : \A i \in DOMAIN rx[s] :
+            i > 1 => rx[s][i - 1].pkt <= rx[s][i].pkt
 
 \* Symmetry of CPUs is sound: no action or property tells them apart.
 Perms == Permutations(Cpus)

@@ -11,7 +11,7 @@
 (* one way through.                                                        *)
 (*                                                                         *)
 (* Every mode is Next's: Path "driver" or "generic", Redirect "map" or     *)
-(* "xsk", LateBind, Remap, TxOnly. XskRedirectXsk's FastNext is Next       *)
+(* "xsk", LateBind, Remap, TxOnly, Batch. XskRedirectXsk's FastNext is Next *)
 (* without RxLock and XskFlush, so a run of FastSpec is checked here too.  *)
 (*                                                                         *)
 (* With deadlock checking on, TLC's "No error" with Len(Log) distinct      *)
@@ -45,7 +45,8 @@ Observed == [ufree |-> ufree, fq |-> fq, fqHeld |-> fqHeld, kfree |-> kfree,
              rx |-> rx, rxPub |-> rxPub, st |-> st, map |-> map,
              arrived |-> arrived, fate |-> fate, cpu |-> cpu,
              poller |-> poller, pollStart |-> pollStart, flush |-> flush,
-             lock |-> lock, cnt |-> cnt, rxqXsk |-> rxqXsk, fastXs |-> fastXs]
+             lock |-> lock, cnt |-> cnt, rxqXsk |-> rxqXsk, fastXs |-> fastXs,
+             pend |-> pend]
 
 -----------------------------------------------------------------------------
 (* The candidates: each action of Next enabled here, with its parameter   *)
@@ -72,6 +73,7 @@ CpuActions(c) ==
     (IF ENABLED NapiPoll(c) THEN {Named("NapiPoll", c)} ELSE {})
     \cup (IF ENABLED XdpDoFlush(c) THEN {Named("XdpDoFlush", c)} ELSE {})
     \cup (IF ENABLED XdpRun(c) THEN {Named("XdpRun", c)} ELSE {})
+    \cup (IF ENABLED XskRcvBatch(c) THEN {Named("XskRcvBatch", c)} ELSE {})
     \cup (IF ENABLED RxLock(c) THEN {Named("RxLock", c)} ELSE {})
     \cup (IF ENABLED XskRcvCheckRoom(c)
           THEN {Named("XskRcvCheckRoom", c)} ELSE {})

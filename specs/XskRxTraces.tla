@@ -71,6 +71,7 @@ Apply(e) ==
        /\ cnt' = IF Has("cnt") THEN Upd(cnt, d.cnt) ELSE cnt
        /\ rxqXsk' = IF Has("rxqXsk") THEN d.rxqXsk ELSE rxqXsk
        /\ fastXs' = IF Has("fastXs") THEN Upd(fastXs, d.fastXs) ELSE fastXs
+       /\ pend' = IF Has("pend") THEN Upd(pend, d.pend) ELSE pend
 
 \* The state of boundary entry e.
 Whole(e) ==
@@ -80,6 +81,7 @@ Whole(e) ==
     /\ fate' = e.st.fate /\ cpu' = e.st.cpu /\ poller' = e.st.poller
     /\ pollStart' = e.st.pollStart /\ flush' = e.st.flush /\ lock' = e.st.lock
     /\ cnt' = e.st.cnt /\ rxqXsk' = e.st.rxqXsk /\ fastXs' = e.st.fastXs
+    /\ pend' = e.st.pend
 
 -----------------------------------------------------------------------------
 (* The action an entry names: one disjunct of Next, so Named(e) => Next. *)
@@ -98,6 +100,7 @@ Named(e) ==
          [] e.act = "NapiPoll" -> NapiPoll(e.c)
          [] e.act = "XdpDoFlush" -> XdpDoFlush(e.c)
          [] e.act = "XdpRun" -> XdpRun(e.c)
+         [] e.act = "XskRcvBatch" -> XskRcvBatch(e.c)
          [] e.act = "RxLock" -> RxLock(e.c)
          [] e.act = "XskRcvCheckRoom" -> XskRcvCheckRoom(e.c)
          [] e.act = "XpAllocFree" -> XpAllocFree(e.c)
