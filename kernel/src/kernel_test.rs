@@ -225,18 +225,13 @@ fn patched_label(series: &Path) -> String {
 /// Whether a patch of `s` adds XDP_GENERIC_XMIT_BATCH (a `+` line naming
 /// it), the knob the batch campaigns set.
 fn adds_xmit_batch(s: &Series) -> bool {
-    adds(s, "XDP_GENERIC_XMIT_BATCH")
+    s.adds(None, "XDP_GENERIC_XMIT_BATCH")
 }
 
 /// Whether a patch of `s` adds XDP_REDIRECT_XSK, the action of
 /// bpf_redirect_xsk() that the diff-redirect-xsk campaign takes.
 fn adds_redirect_xsk(s: &Series) -> bool {
-    adds(s, "XDP_REDIRECT_XSK")
-}
-
-/// Whether a patch of `s` has a `+` line naming `what`.
-fn adds(s: &Series, what: &str) -> bool {
-    s.patches.iter().any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.starts_with('+') && !l.starts_with("+++") && l.contains(what))))
+    s.adds(None, "XDP_REDIRECT_XSK")
 }
 
 /// The diff campaigns `plan` ran, read from a guest's results.

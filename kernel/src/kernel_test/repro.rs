@@ -45,17 +45,7 @@ pub struct ReproPair {
 /// Whether a patch of `s` adds the check of kernel/patches/xsk-rx-ring-check
 /// (a `+` line testing `!xs->rx` in net/xdp/xsk.c's receive check).
 pub fn carries_fix(s: &Series) -> bool {
-    s.patches.iter().any(|p| {
-        std::fs::read_to_string(p).is_ok_and(|t| {
-            let mut in_xsk_c = false;
-            t.lines().any(|l| {
-                if let Some(f) = l.strip_prefix("+++ ") {
-                    in_xsk_c = f.ends_with("net/xdp/xsk.c");
-                }
-                in_xsk_c && l.starts_with('+') && l.contains("unlikely(!xs->rx)")
-            })
-        })
-    })
+    s.adds(Some("net/xdp/xsk.c"), "unlikely(!xs->rx)")
 }
 
 /// The reproducers' plan; with `redirect_xsk` (a series that adds

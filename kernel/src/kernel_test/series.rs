@@ -48,6 +48,27 @@ impl Series {
         }
         Ok(s)
     }
+
+    /// Whether a patch of the series has a `+` line containing `what`, in
+    /// a file whose path ends with `file` (any file: None).
+    pub fn adds(&self, file: Option<&str>, what: &str) -> bool {
+        self.patches
+            .iter()
+            .any(|p| std::fs::read_to_string(p).is_ok_and(|t| diff_adds(&t, file, what)))
+    }
+}
+
+/// Whether the diff `text` adds a line containing `what` to a file whose
+/// path ends with `file` (any file: None).
+fn diff_adds(text: &str, file: Option<&str>, what: &str) -> bool {
+    let mut here = file.is_none();
+    text.lines().any(|l| {
+        if let Some(f) = l.strip_prefix("+++ ") {
+            here = file.is_none_or(|want| f.ends_with(want));
+            return false;
+        }
+        here && l.starts_with('+') && l.contains(what)
+    })
 }
 
 /// checkpatch.pl's verdict on one patch.
@@ -218,6 +239,16 @@ pub fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn adds_looks_at_added_lines_of_the_named_file() {
+        let d = "--- a/net/xdp/xsk.c\n+++ b/net/xdp/xsk.c\n@@ -1 +1 @@\n-old\n+\tif (unlikely(!xs->rx))\n--- a/net/core/dev.c\n+++ b/net/core/dev.c\n+XDP_REDIRECT_XSK\n";
+        assert!(diff_adds(d, Some("net/xdp/xsk.c"), "unlikely(!xs->rx)"));
+        assert!(!diff_adds(d, Some("net/core/dev.c"), "unlikely(!xs->rx)"));
+        assert!(diff_adds(d, None, "XDP_REDIRECT_XSK"));
+        assert!(!diff_adds(d, Some("net/xdp/xsk.c"), "XDP_REDIRECT_XSK"));
+        assert!(!diff_adds(d, None, "old"));
+    }
+
     use super::*;
 
     #[test]
