@@ -75,6 +75,7 @@ pub fn rx_config(s: &Scenario) -> Result<Config, Refused> {
         remap: false,
         tx_only: vec![],
         redirect: Redirect::Map,
+        batch: 1,
         mutant: Mutant::None,
     })
 }
@@ -159,6 +160,7 @@ impl RxRecorder {
             cnt: m.rx.iter().map(|k| Cnt { rx_dropped: k.rx_dropped as u32, rx_queue_full: k.rx_ring_full as u32 }).collect(),
             rxq_xsk: 0,
             fast_xs: vec![0],
+            pend: vec![Vec::new()],
         })
     }
 }

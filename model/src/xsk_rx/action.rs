@@ -35,6 +35,9 @@ pub enum Action {
         k: Sock,
         len: u8,
     },
+    /// XskRcvBatch(c): xsk_rcv_batch() receives the oldest packet of c's
+    /// XDP_REDIRECT_XSK batch.
+    XskRcvBatch { c: Cpu },
     /// RxLock(c): xsk_generic_rcv()'s spin_lock_bh(&pool->rx_lock).
     RxLock { c: Cpu },
     /// XskRcvCheckRoom(c): __xsk_rcv()'s whole-packet checks.
@@ -68,6 +71,7 @@ impl Action {
             Action::NapiPoll { .. } => "NapiPoll",
             Action::XdpDoFlush { .. } => "XdpDoFlush",
             Action::XdpRun { .. } => "XdpRun",
+            Action::XskRcvBatch { .. } => "XskRcvBatch",
             Action::RxLock { .. } => "RxLock",
             Action::XskRcvCheckRoom { .. } => "XskRcvCheckRoom",
             Action::XpAllocFree { .. } => "XpAllocFree",
@@ -86,6 +90,7 @@ impl Action {
             Action::NapiPoll { c }
             | Action::XdpDoFlush { c }
             | Action::XdpRun { c, .. }
+            | Action::XskRcvBatch { c }
             | Action::RxLock { c }
             | Action::XskRcvCheckRoom { c }
             | Action::XpAllocFree { c }

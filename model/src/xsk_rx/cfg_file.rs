@@ -11,7 +11,7 @@ use super::config::{Config, Mutant, Redirect, RxPath, Verdict};
 /// What one MCXskRx_*.cfg or MCXskRedirectXsk_*.cfg file says.
 pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 18] = [
     "Cpus",
     "NSockets",
     "NBufs",
@@ -28,6 +28,7 @@ const NAMES: [&str; 17] = [
     "Remap",
     "TxOnly",
     "Redirect",
+    "Batch",
     "Mutant",
 ];
 
@@ -84,6 +85,7 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         remap: boolean("Remap")?,
         tx_only,
         redirect,
+        batch: int("Batch", 0, 255)? as u8,
         mutant,
     };
     cfg.validate()
@@ -120,7 +122,8 @@ mod tests {
     fn reads_the_shipped_configs() {
         let m = ModelCfg::from_file(shipped("MCXskRx_Driver")).unwrap();
         assert_eq!(m.config, Config::driver());
-        assert_eq!(m.invariants.len(), 9);
+        assert_eq!(m.invariants.len(), 10);
+        assert_eq!(m.invariants[9], "RxInOrder");
         assert_eq!(m.invariants[0], "BufConservation");
         assert_eq!(m.symmetry.as_deref(), Some("Perms"));
         assert_eq!(m.specification.as_deref(), Some("Spec"));
@@ -134,6 +137,9 @@ mod tests {
         assert_eq!(fast.config, Config::fast());
         assert_eq!(fast.specification.as_deref(), Some("FastSpec"));
         assert_eq!(fast.properties, ["Refinement"]);
+        let batch = ModelCfg::from_file(shipped("MCXskRedirectXsk_Batch")).unwrap();
+        assert_eq!(batch.config, Config::batch());
+        assert_eq!(batch.properties, ["Refinement"]);
         let race = ModelCfg::from_file(shipped("MCXskRx_GenRace")).unwrap();
         assert_eq!(race.config.mutant, Mutant::XskGenRxRace);
     }
@@ -173,6 +179,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.msg.contains("ASSUME fails"), "{e}");
+        // ASSUME Batch > 1 => Redirect = "xsk".
+        let e = ModelCfg::parse(&text.replace("Batch = 1", "Batch = 2")).unwrap_err();
+        assert!(
+            e.msg.contains("ASSUME fails: Batch = 2 needs Redirect = \"xsk\""),
+            "{e}"
+        );
+        let e = ModelCfg::parse(&text.replace("Batch = 1", "Batch = 0")).unwrap_err();
+        assert!(e.msg.contains("Batch = 0 is not in Nat"), "{e}");
+        let e = ModelCfg::parse(&text.replace("    Batch = 1\n", "")).unwrap_err();
+        assert!(e.msg.contains("Batch"), "{e}");
         let e = ModelCfg::parse(&text.replace("NBufs = 2", "NBufz = 2")).unwrap_err();
         assert_eq!(e.msg, "unknown constant NBufz");
     }

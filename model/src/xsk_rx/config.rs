@@ -137,6 +137,15 @@ crate::mutant::spec_mutants! {
     /// The generic receive looks its XSKMAP
     /// entry up again once it holds pool->rx_lock.
     RedirectRereadsEntry => "redirect-rereads-entry",
+    /// The poll ends with a partial
+    /// XDP_REDIRECT_XSK batch not received.
+    RedirectXskBatchTailLost => "redirect-xsk-batch-tail-lost",
+    /// A packet of another action is handled
+    /// before the XDP_REDIRECT_XSK batch it interrupts.
+    RedirectXskBatchReorder => "redirect-xsk-batch-reorder",
+    /// Xsk_rcv_batch() receives into the
+    /// socket netdev_rx_queue names then, not the one kept for the packet.
+    RedirectXskBatchStaleSock => "redirect-xsk-batch-stale-sock",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered
@@ -180,7 +189,15 @@ pub struct Config {
     pub tx_only: Vec<Sock>,
     /// Redirect.
     pub redirect: Redirect,
+    /// Batch: XDP_REDIRECT_XSK packets the driver receives together
+    /// (xsk_rcv_batch()); 1: each as its program returns.
+    #[serde(default = "one")]
+    pub batch: u8,
     pub mutant: Mutant,
+}
+
+fn one() -> u8 {
+    1
 }
 
 impl Config {
@@ -204,6 +221,7 @@ impl Config {
             remap: false,
             tx_only: vec![],
             redirect: Redirect::Map,
+            batch: 1,
             mutant: Mutant::None,
         }
     }
@@ -226,6 +244,15 @@ impl Config {
             late_bind: vec![2],
             redirect: Redirect::Xsk,
             ..Config::driver()
+        }
+    }
+
+    /// MCXskRedirectXsk_Batch.cfg: the fast path receiving batches of two
+    /// packets, socket 2 bound late.
+    pub fn batch() -> Config {
+        Config {
+            batch: 2,
+            ..Config::fast()
         }
     }
 
@@ -254,10 +281,11 @@ impl Config {
     }
 
     /// The constants of XskRedirectXsk.tla's `Map` instance: Redirect
-    /// "map" and no mutant, the rest as here.
+    /// "map", Batch 1 and no mutant, the rest as here.
     pub fn refined(&self) -> Config {
         Config {
             redirect: Redirect::Map,
+            batch: 1,
             mutant: Mutant::None,
             ..self.clone()
         }
@@ -302,6 +330,15 @@ impl Config {
         }
         if self.redirect == Redirect::Xsk && self.path != RxPath::Driver {
             return Err("Redirect = \"xsk\" needs Path = \"driver\"".into());
+        }
+        if self.batch == 0 {
+            return Err("Batch = 0 is not in Nat \\ {0}".into());
+        }
+        if self.batch > 1 && self.redirect != Redirect::Xsk {
+            return Err(format!(
+                "Batch = {} needs Redirect = \"xsk\" (Batch > 1 => Redirect = \"xsk\")",
+                self.batch
+            ));
         }
         if self.cpus.is_empty() || self.cpus.len() > 8 {
             return Err("the model needs 1 to 8 CPUs".into());

@@ -6,7 +6,7 @@ use super::state::{si, Buf, Fate, Sst, Stage, State};
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 12] = [
+pub const INVARIANTS: [Invariant; 13] = [
     ("BufConservation", State::buf_conservation),
     ("PktAccounted", State::pkt_accounted),
     ("DropsCounted", State::drops_counted),
@@ -17,6 +17,7 @@ pub const INVARIANTS: [Invariant; 12] = [
     ("RingsBounded", State::rings_bounded),
     ("FillHeldReal", State::fill_held_real),
     ("DeliveredToKey", State::delivered_to_key),
+    ("RxInOrder", State::rx_in_order),
     ("RxqXskInStep", State::rxq_xsk_in_step),
     ("RxRingPresent", State::rx_ring_present),
 ];
@@ -65,7 +66,7 @@ impl State {
 
     /// PktAccounted: every packet that arrived is being received or has
     /// an end, "busy" exactly while a CPU receives it (short of its
-    /// flush), and every descriptor on an rx ring is of a packet whose end
+    /// flush) or it waits in a CPU's batch, and every descriptor on an rx ring is of a packet whose end
     /// is "rx".
     pub fn pkt_accounted(&self, _cfg: &Config) -> bool {
         let arrived = self
@@ -75,11 +76,11 @@ impl State {
             .all(|(i, f)| ((i as u32) < self.arrived) == (*f != Fate::None));
         let busy = self.fate.iter().enumerate().all(|(i, f)| {
             let p = (i + 1) as u8;
-            (*f == Fate::Busy)
-                == self
-                    .cpu
-                    .iter()
-                    .any(|r| r.stage != Stage::Idle && r.pkt == p && r.stage != Stage::Flush)
+            let receiving = self
+                .cpu
+                .iter()
+                .any(|r| !matches!(r.stage, Stage::Idle | Stage::Flush) && r.pkt == p);
+            (*f == Fate::Busy) == (receiving || self.batched(p))
         });
         let on_rings = self
             .rx
@@ -117,13 +118,14 @@ impl State {
     }
 
     /// FlushedAtPollEnd: on the driver path, outside a NAPI poll, every
-    /// flush list and driver slot is empty and every descriptor reserved
-    /// is published.
+    /// flush list, driver slot and batch is empty and every descriptor
+    /// reserved is published.
     pub fn flushed_at_poll_end(&self, cfg: &Config) -> bool {
         cfg.path != RxPath::Driver
             || self.poller.is_some()
             || (self.flush.iter().all(|f| f.is_empty())
                 && self.fast_xs.iter().all(|&x| x == 0)
+                && self.pend.iter().all(Vec::is_empty)
                 && self
                     .rx
                     .iter()
@@ -152,12 +154,13 @@ impl State {
             <= i64::from(cfg.n_bufs) - self.ufree.len() as i64 - self.fq.len() as i64
     }
 
-    /// NoUseAfterFree: no receive, flush list, driver slot, queue pointer,
-    /// XSKMAP entry or ring holds a freed socket.
+    /// NoUseAfterFree: no receive, batch, flush list, driver slot, queue
+    /// pointer, XSKMAP entry or ring holds a freed socket.
     pub fn no_use_after_free(&self, cfg: &Config) -> bool {
         cfg.sockets().all(|s| {
             self.st_of(s) != Sst::Freed
                 || (self.cpu.iter().all(|r| r.sock != s)
+                    && self.pend.iter().flatten().all(|e| e.sock != s)
                     && self.flush.iter().all(|f| !f.contains(&s))
                     && self.fast_xs.iter().all(|&x| x != s)
                     && self.rxq_xsk != s
@@ -166,10 +169,21 @@ impl State {
         })
     }
 
-    /// DeliveredToKey: a receive goes to the socket its program's XSKMAP
-    /// entry named when the program ran.
+    /// DeliveredToKey: a receive, or a packet in a batch, goes to the
+    /// socket its program's XSKMAP entry named when the program ran.
     pub fn delivered_to_key(&self, _cfg: &Config) -> bool {
         self.cpu.iter().all(|r| r.sock == r.tgt)
+            && self.pend.iter().flatten().all(|e| e.sock == e.tgt)
+    }
+
+    /// RxInOrder: on the driver path every rx ring holds its packets in
+    /// the order they arrived.
+    pub fn rx_in_order(&self, cfg: &Config) -> bool {
+        cfg.path != RxPath::Driver
+            || self
+                .rx
+                .iter()
+                .all(|q| q.windows(2).all(|w| w[0].pkt <= w[1].pkt))
     }
 
     /// RxqXskInStep: the queue's socket pointer names a bound socket with
@@ -185,11 +199,13 @@ impl State {
                     .all(|o| self.st_of(o) != Sst::Bound))
     }
 
-    /// RxRingPresent: no receive (in any stage, on any CPU), flush list,
-    /// driver slot or rx descriptor is for a socket in TxOnly.
+    /// RxRingPresent: no receive (in any stage, on any CPU), batched
+    /// packet, flush list, driver slot or rx descriptor is for a socket in
+    /// TxOnly.
     pub fn rx_ring_present(&self, cfg: &Config) -> bool {
         cfg.tx_only.iter().all(|&s| {
             self.cpu.iter().all(|r| r.stage == Stage::Idle || r.sock != s)
+                && self.pend.iter().flatten().all(|e| e.sock != s)
                 && self.flush.iter().all(|f| !f.contains(&s))
                 && self.fast_xs.iter().all(|&x| x != s)
                 && self.rx[si(s)].is_empty()

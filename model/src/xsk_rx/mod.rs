@@ -3,13 +3,14 @@
 //! action a method of State with the same name in snake_case (socket.rs:
 //! user_fill, user_recv, xsk_bind, xsk_map_update, xsk_release,
 //! xsk_release_done; napi.rs: napi_poll, xdp_do_flush; rcv.rs: xdp_run,
-//! rx_lock, xsk_rcv_check_room, xp_alloc_free, xp_alloc_peek,
+//! xsk_rcv_batch, rx_lock, xsk_rcv_check_room, xp_alloc_free, xp_alloc_peek,
 //! xp_alloc_take, xp_alloc_fail, xsk_rcv_reserve, xsk_flush, done), and
 //! specs/XskRedirectXsk.tla's FastSpec and Refinement (refinement.rs).
 //!
 //! ```text
 //! Config                       the spec's CONSTANTS (pub fields; Config::driver(),
-//!                              ::generic(), ::fast(); Config::from_cfg_file(path))
+//!                              ::generic(), ::fast(), ::batch();
+//!                              Config::from_cfg_file(path))
 //! State::init(&Config) -> State
 //! State::enabled(&self, &Config) -> Vec<Action>
 //!                              every enabled action instance of Next, in a fixed order
@@ -48,7 +49,8 @@ pub use config::{Config, Mutant, Redirect, RxPath, UnknownMutant, Verdict};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use next::Spec;
 pub use state::{
-    permutations, symmetry_group, Buf, Cnt, Cpu, Desc, Fate, Pkt, Recv, Sock, Sst, Stage, State,
+    permutations, symmetry_group, Batched, Buf, Cnt, Cpu, Desc, Fate, Pkt, Recv, Sock, Sst, Stage,
+    State,
 };
 
 use crate::explore::{bfs, ExploreResult, SpecMachine};

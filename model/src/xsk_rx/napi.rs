@@ -35,8 +35,9 @@ impl State {
         }
     }
 
-    /// XdpDoFlush(c): the end of the poll: the driver's xsk_flush() of its
-    /// own socket and xdp_do_flush()'s __xsk_map_flush() publish each
+    /// XdpDoFlush(c): the end of the poll, c's batch received
+    /// (redirect-xsk-batch-tail-lost: not necessarily): the driver's
+    /// xsk_flush() of its own socket and xdp_do_flush()'s __xsk_map_flush() publish each
     /// listed socket's rx producer and the fill ring's consumer, before
     /// napi_complete_done() (xdp-missing-flush: nothing is published;
     /// rx-flush-no-fq-release: the fill ring's consumer is not).
@@ -46,6 +47,7 @@ impl State {
             || self.poller != Some(c)
             || self.cpu[ci].stage != Stage::Idle
             || self.arrived <= self.poll_start
+            || (!self.pend[ci].is_empty() && cfg.mutant != Mutant::RedirectXskBatchTailLost)
         {
             return None;
         }

@@ -46,6 +46,7 @@ impl State {
             Action::NapiPoll { c } => self.napi_poll(cfg, c),
             Action::XdpDoFlush { c } => self.xdp_do_flush(cfg, c),
             Action::XdpRun { c, v, k, len } => self.xdp_run(cfg, c, v, k, len),
+            Action::XskRcvBatch { c } => self.xsk_rcv_batch(cfg, c),
             Action::RxLock { c } => self.rx_lock(cfg, c),
             Action::XskRcvCheckRoom { c } => self.xsk_rcv_check_room(cfg, c),
             Action::XpAllocFree { c } => self.xp_alloc_free(cfg, c),
@@ -86,6 +87,7 @@ impl State {
                 }
             }
             out.extend([
+                Action::XskRcvBatch { c },
                 Action::RxLock { c },
                 Action::XskRcvCheckRoom { c },
                 Action::XpAllocFree { c },

@@ -1,9 +1,9 @@
-//! One packet, from the XDP program to the rx ring: XdpRun, RxLock,
-//! XskRcvCheckRoom, XpAllocFree, XpAllocPeek, XpAllocTake, XpAllocFail,
-//! XskRcvReserve, XskFlush; and Done.
+//! One packet, from the XDP program to the rx ring: XdpRun, XskRcvBatch,
+//! RxLock, XskRcvCheckRoom, XpAllocFree, XpAllocPeek, XpAllocTake,
+//! XpAllocFail, XskRcvReserve, XskFlush; and Done.
 
 use super::config::{Config, Mutant, Redirect, RxPath, Verdict};
-use super::state::{si, Cpu, Desc, Fate, Recv, Sock, Sst, Stage, State};
+use super::state::{si, Batched, Cpu, Desc, Fate, Recv, Sock, Sst, Stage, State};
 
 /// Which drop counter Bump raises.
 #[derive(Clone, Copy)]
@@ -52,8 +52,12 @@ impl State {
     /// xsk_rcv_check() refuses an empty entry or an unbound socket
     /// (-ENXIO), a socket without an Rx ring (-ENOBUFS;
     /// rx-ring-missing-unchecked: not refused) and a packet larger than a chunk without XDP_USE_SG
-    /// (-ENOSPC); XDP_REDIRECT_XSK receives into the queue's socket. The
-    /// spec's CASE order: drop, pass, the redirect error, -ENOSPC, the
+    /// (-ENOSPC); XDP_REDIRECT_XSK receives into the queue's socket. With
+    /// Batch > 1 an XDP_REDIRECT_XSK packet joins c's batch instead (not
+    /// when the batch is full or for another socket: xsk_rcv_batch()
+    /// first), and a packet of any other action waits for the batch to be
+    /// received (redirect-xsk-batch-reorder: it does not). The spec's CASE
+    /// order: batched, drop, pass, the redirect error, -ENOSPC, the
     /// receive.
     pub fn xdp_run(&self, cfg: &Config, c: Cpu, v: Verdict, k: Sock, len: u8) -> Option<State> {
         let ci = usize::from(c);
@@ -73,12 +77,31 @@ impl State {
         {
             return None;
         }
-        let mut t = self.clone();
-        t.arrived += 1;
-        let p = t.arrived as usize - 1;
         let fast = v == Verdict::Redirect && self.fast_path(cfg, k);
         let tgt = self.map[si(k)];
         let s = if fast { self.rxq_xsk } else { tgt };
+        let batched = fast && cfg.batch > 1;
+        let pend = &self.pend[ci];
+        if batched {
+            if pend.len() >= usize::from(cfg.batch) || pend.last().is_some_and(|e| e.sock != s) {
+                return None;
+            }
+        } else if !pend.is_empty() && cfg.mutant != Mutant::RedirectXskBatchReorder {
+            return None;
+        }
+        let mut t = self.clone();
+        t.arrived += 1;
+        let p = t.arrived as usize - 1;
+        if batched {
+            t.pend[ci].push(Batched {
+                pkt: t.arrived as u8,
+                sock: s,
+                tgt,
+                len,
+            });
+            t.fate[p] = Fate::Busy;
+            return Some(t);
+        }
         match v {
             Verdict::Drop => t.fate[p] = Fate::XdpDrop,
             Verdict::Pass => t.fate[p] = Fate::XdpPass,
@@ -112,6 +135,50 @@ impl State {
                     fast,
                 };
             }
+        }
+        Some(t)
+    }
+
+    /// XskRcvBatch(c): in c's poll, with c idle, xsk_rcv_batch()
+    /// receives the oldest packet of c's batch into the socket kept for
+    /// it (redirect-xsk-batch-stale-sock: the one netdev_rx_queue names
+    /// now), with xsk_rcv()'s checks as XdpRun makes them for a packet
+    /// not batched (rx-redirect-err-lost has no effect here): the
+    /// redirect error, -ENOSPC, or the receive on the fast path.
+    pub fn xsk_rcv_batch(&self, cfg: &Config, c: Cpu) -> Option<State> {
+        let ci = usize::from(c);
+        let e = *self.pend.get(ci)?.first()?;
+        if self.poller != Some(c) || self.cpu[ci].stage != Stage::Idle {
+            return None;
+        }
+        let mut t = self.clone();
+        t.pend[ci].remove(0);
+        let s = if cfg.mutant == Mutant::RedirectXskBatchStaleSock {
+            self.rxq_xsk
+        } else {
+            e.sock
+        };
+        let p = usize::from(e.pkt) - 1;
+        if s == 0
+            || self.st_of(s) != Sst::Bound
+            || (cfg.tx_only(s) && cfg.mutant != Mutant::RxRingMissingUnchecked)
+        {
+            t.fate[p] = Fate::RedirectErr;
+        } else if e.len > 1 && !cfg.sg {
+            t.fate[p] = Fate::RxDropped;
+            t.bump(s, Counter::RxDropped);
+        } else {
+            t.cpu[ci] = Recv {
+                stage: Stage::Alloc,
+                pkt: e.pkt,
+                sock: s,
+                tgt: e.tgt,
+                key: 0,
+                len: e.len,
+                bufs: Vec::new(),
+                peek: None,
+                fast: true,
+            };
         }
         Some(t)
     }
@@ -336,11 +403,12 @@ impl State {
         Some(t)
     }
 
-    /// Done: every packet received, every CPU idle and no poll: the
-    /// behaviour may end here (a stutter step).
+    /// Done: every packet received, every CPU idle with an empty batch
+    /// and no poll: the behaviour may end here (a stutter step).
     pub fn done(&self, cfg: &Config) -> Option<State> {
         let quiet = self.arrived == u32::from(cfg.max_pkts)
             && self.cpu.iter().all(|r| r.stage == Stage::Idle)
+            && self.pend.iter().all(Vec::is_empty)
             && self.poller.is_none();
         quiet.then(|| self.clone())
     }

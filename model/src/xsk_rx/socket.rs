@@ -101,15 +101,19 @@ impl State {
     }
 
     /// XskReleaseDone(s): synchronize_net() returned, no receive, flush
-    /// list or driver slot holds s (rx-release-no-sync: without waiting);
+    /// list, driver slot or batch holds s (rx-release-no-sync: without waiting);
     /// s and its rings are freed and the buffers on its rx ring are the
     /// application's again.
     pub fn xsk_release_done(&self, cfg: &Config, s: Sock) -> Option<State> {
         if !(1..=cfg.n_sockets).contains(&s) || self.st_of(s) != Sst::Unbinding {
             return None;
         }
-        let unheld = (0..self.cpu.len())
-            .all(|c| self.cpu[c].sock != s && !self.flush[c].contains(&s) && self.fast_xs[c] != s);
+        let unheld = (0..self.cpu.len()).all(|c| {
+            self.cpu[c].sock != s
+                && !self.flush[c].contains(&s)
+                && self.fast_xs[c] != s
+                && self.pend[c].iter().all(|e| e.sock != s)
+        });
         if cfg.mutant != Mutant::RxReleaseNoSync && !unheld {
             return None;
         }

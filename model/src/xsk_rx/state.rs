@@ -140,6 +140,19 @@ impl Recv {
     };
 }
 
+/// A packet in a CPU's XDP_REDIRECT_XSK batch, waiting for
+/// xsk_rcv_batch() (spec: an element of `pend[c]`,
+/// `[pkt |-> p, sock |-> s, tgt |-> t, len |-> n]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Batched {
+    pub pkt: Pkt,
+    /// The socket chosen for it when its program ran (the queue's).
+    pub sock: Sock,
+    /// The socket its XSKMAP entry named then (0: none).
+    pub tgt: Sock,
+    pub len: u8,
+}
+
 /// A socket's drop counters (spec: `cnt[s]`).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -149,7 +162,7 @@ pub struct Cnt {
     pub rx_queue_full: u32,
 }
 
-/// A state of the spec: its eighteen variables. Per-socket vectors are
+/// A state of the spec: its nineteen variables. Per-socket vectors are
 /// indexed by s - 1, per-packet ones by p - 1, per-CPU ones by Cpu.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct State {
@@ -185,6 +198,9 @@ pub struct State {
     /// fastXs[c]: the socket c's poll received into on the fast path (0:
     /// None).
     pub fast_xs: Vec<Sock>,
+    /// pend[c]: c's XDP_REDIRECT_XSK batch, oldest first.
+    #[serde(default)]
+    pub pend: Vec<Vec<Batched>>,
 }
 
 /// Index of socket s (or lock s) in a per-socket vector.
@@ -234,12 +250,18 @@ impl State {
                 0
             },
             fast_xs: vec![0; nc],
+            pend: vec![Vec::new(); nc],
         }
     }
 
     /// `st[s]`
     pub fn st_of(&self, s: Sock) -> Sst {
         self.st[si(s)]
+    }
+
+    /// Batched(p): packet p waits in a CPU's batch.
+    pub fn batched(&self, p: Pkt) -> bool {
+        self.pend.iter().flatten().any(|e| e.pkt == p)
     }
 
     /// FastSet(c): the socket c's fast path received into, as a set.
@@ -260,6 +282,7 @@ impl State {
             t.cpu[to] = self.cpu[i].clone();
             t.flush[to] = self.flush[i].clone();
             t.fast_xs[to] = self.fast_xs[i];
+            t.pend[to] = self.pend[i].clone();
         }
         t.poller = self.poller.map(|c| p[usize::from(c)]);
         for l in &mut t.lock {
@@ -271,10 +294,20 @@ impl State {
     /// XskRedirectXsk.tla's Map: each receive is for the socket its
     /// program's XSKMAP entry named and took no fast path (AbsCpu), the
     /// socket the driver keeps to flush is on the CPU's flush list
-    /// (AbsFlush), and the queue's socket pointer and the driver's slots
-    /// are gone.
+    /// (AbsFlush), a packet in a batch has not arrived yet (AbsArrived,
+    /// AbsFate), and the queue's socket pointer, the driver's slots and
+    /// its batches are gone.
     pub fn refinement_image(&self) -> State {
         let mut t = self.clone();
+        let mut waiting = 0;
+        for (i, f) in t.fate.iter_mut().enumerate() {
+            if self.batched((i + 1) as Pkt) {
+                *f = Fate::None;
+                waiting += 1;
+            }
+        }
+        t.arrived -= waiting;
+        t.pend.iter_mut().for_each(Vec::clear);
         for (c, r) in t.cpu.iter_mut().enumerate() {
             r.sock = r.tgt;
             r.fast = false;

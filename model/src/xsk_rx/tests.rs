@@ -498,3 +498,214 @@ fn a_receive_that_looks_its_entry_up_again_goes_astray() {
         assert_eq!(t.violated(c, &["DeliveredToKey"]).is_some(), broken);
     }
 }
+
+/// The batch's constants with room for two packets in a poll and on the
+/// ring, and a third packet for the poll.
+fn batch_cfg() -> Config {
+    Config {
+        rx_size: 2,
+        poll_budget: 3,
+        ..Config::batch()
+    }
+}
+
+/// c takes a buffer from the fill ring and reserves its descriptor.
+fn take_and_reserve(c: Cpu) -> [Action; 3] {
+    [
+        Action::XpAllocPeek { c },
+        Action::XpAllocTake { c },
+        Action::XskRcvReserve { c },
+    ]
+}
+
+#[test]
+fn a_batch_of_two_is_received_in_order() {
+    let cfg = batch_cfg();
+    let abs = cfg.refined();
+    assert_eq!((abs.batch, abs.redirect), (1, Redirect::Map));
+    let mut s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            Action::NapiPoll { c: C0 },
+        ],
+    );
+    // Two XDP_REDIRECT_XSK packets wait in the batch, busy, not yet
+    // arrived for the XSKMAP path; each step maps to a stutter.
+    for a in [redirect(C0, 1, 1), redirect(C0, 1, 1)] {
+        let t = s.step(&cfg, &a).unwrap();
+        assert!(refinement::refines_step(&abs, &s, &a, &t));
+        assert_eq!(t.refinement_image(), s.refinement_image());
+        s = t;
+    }
+    let e = |pkt| Batched {
+        pkt,
+        sock: 1,
+        tgt: 1,
+        len: 1,
+    };
+    assert_eq!((s.pend[0].clone(), s.cpu[0].stage), (vec![e(1), e(2)], Stage::Idle));
+    assert_eq!((s.fate[0], s.fate[1], s.arrived), (Fate::Busy, Fate::Busy, 2));
+    assert!(s.violations(&cfg).is_empty());
+    let image = s.refinement_image();
+    assert_eq!((image.arrived, image.fate[0], image.pend.clone()), (0, Fate::None, vec![vec![], vec![]]));
+    // Full: the next one waits; so does a drop, and the poll's end.
+    assert!(s.step(&cfg, &redirect(C0, 1, 1)).is_none());
+    let drop = Action::XdpRun {
+        c: C0,
+        v: Verdict::Drop,
+        k: 1,
+        len: 1,
+    };
+    assert!(s.step(&cfg, &drop).is_none());
+    assert!(s.xdp_do_flush(&cfg, C0).is_none());
+    assert!(s.done(&cfg).is_none());
+    assert!(s.xsk_rcv_batch(&cfg, C1).is_none());
+    // The CPUs' batches are permuted with them.
+    assert_eq!(s.permuted(&[1, 0]).pend, vec![vec![], vec![e(1), e(2)]]);
+    let text = state_conjunction(&cfg, &s);
+    assert!(
+        text.contains("/\\ pend = (c1 :> <<[pkt |-> 1, sock |-> 1, tgt |-> 1, len |-> 1], [pkt |-> 2, sock |-> 1, tgt |-> 1, len |-> 1]>> @@ c2 :> <<>>)\n"),
+        "{text}"
+    );
+    assert!(constants(&cfg).contains("    Batch = 2\n"));
+    assert_eq!(action(&cfg, &Action::XskRcvBatch { c: C0 }), "XskRcvBatch(c1)");
+    // Next's order: XskRcvBatch(c) right after XdpRun(c).
+    let cands = s.candidate_actions(&cfg);
+    let at = |a: &Action| cands.iter().position(|x| x == a).unwrap();
+    let last_run = cands
+        .iter()
+        .rposition(|x| matches!(x, Action::XdpRun { c: C0, .. }))
+        .unwrap();
+    assert_eq!(at(&Action::XskRcvBatch { c: C0 }), last_run + 1);
+    assert_eq!(at(&Action::RxLock { c: C0 }), last_run + 2);
+    // xsk_rcv_batch() receives the oldest first, one at a time, each as
+    // the XSKMAP path's XdpRun would.
+    for pkt in [1, 2] {
+        let a = Action::XskRcvBatch { c: C0 };
+        let t = s.step(&cfg, &a).unwrap();
+        assert!(refinement::refines_step(&abs, &s, &a, &t));
+        assert_eq!((t.cpu[0].pkt, t.cpu[0].sock, t.cpu[0].fast), (pkt, 1, true));
+        assert_eq!(t.refinement_image().arrived, u32::from(pkt));
+        assert!(t.xsk_rcv_batch(&cfg, C0).is_none());
+        s = run_from(&cfg, t, &take_and_reserve(C0));
+    }
+    let pkts: Vec<Pkt> = s.rx[0].iter().map(|d| d.pkt).collect();
+    assert_eq!((pkts, s.pend[0].len()), (vec![1, 2], 0));
+    let s = s.step(&cfg, &Action::XdpDoFlush { c: C0 }).unwrap();
+    assert!(s.violations(&cfg).is_empty());
+    assert!(s.flushed_at_poll_end(&cfg) && s.rx_in_order(&cfg));
+}
+
+/// Socket 1's packet 1 in c1's batch, then socket 2 bound with its entry
+/// filled: the queue keeps no socket, and index 1 is the XSKMAP path's.
+fn batch_then_second_socket(cfg: &Config) -> State {
+    run(
+        cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::UserFill { b: 2 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 1),
+            Action::XskMapUpdate { k: 2, s: 2 },
+            Action::XskBind { s: 2 },
+        ],
+    )
+}
+
+#[test]
+fn a_packet_of_another_action_waits_for_the_batch() {
+    let cfg = batch_cfg();
+    let s = batch_then_second_socket(&cfg);
+    assert_eq!((s.rxq_xsk, s.pend[0].len()), (0, 1));
+    // XDP_REDIRECT through the XSKMAP to socket 1: after the batch.
+    assert!(s.step(&cfg, &redirect(C0, 1, 1)).is_none());
+    let t = run_from(&cfg, s.clone(), &[Action::XskRcvBatch { c: C0 }]);
+    let t = run_from(&cfg, t, &take_and_reserve(C0));
+    let t = run_from(&cfg, t, &[redirect(C0, 1, 1)]);
+    let t = run_from(&cfg, t, &take_and_reserve(C0));
+    assert_eq!(t.rx[0].iter().map(|d| d.pkt).collect::<Vec<_>>(), [1, 2]);
+    assert!(t.rx_in_order(&cfg));
+    // redirect-xsk-batch-reorder: it goes first, and lands on socket 1's
+    // ring before the packet that arrived earlier.
+    let bug = cfg.clone().with_mutant(Mutant::RedirectXskBatchReorder);
+    let t = run_from(&bug, s, &[redirect(C0, 1, 1)]);
+    assert_eq!((t.cpu[0].pkt, t.cpu[0].fast, t.pend[0].len()), (2, false, 1));
+    // While a receive is in progress the batch waits too.
+    assert!(t.xsk_rcv_batch(&bug, C0).is_none());
+    let t = run_from(&bug, t, &take_and_reserve(C0));
+    let t = run_from(&bug, t, &[Action::XskRcvBatch { c: C0 }]);
+    let t = run_from(&bug, t, &take_and_reserve(C0));
+    assert_eq!(t.rx[0].iter().map(|d| d.pkt).collect::<Vec<_>>(), [2, 1]);
+    assert_eq!(t.violations(&bug), ["RxInOrder"]);
+}
+
+#[test]
+fn a_batched_packet_keeps_the_socket_chosen_for_it() {
+    let cfg = batch_cfg();
+    // Socket 1 closes with packet 1 in the batch; socket 2 binds alone
+    // and the queue keeps it.
+    let s = run(
+        &cfg,
+        &[
+            Action::UserFill { b: 1 },
+            Action::NapiPoll { c: C0 },
+            redirect(C0, 1, 1),
+            Action::XskRelease { s: 1 },
+            Action::XskMapUpdate { k: 2, s: 2 },
+            Action::XskBind { s: 2 },
+        ],
+    );
+    assert_eq!((s.rxq_xsk, s.st_of(1)), (2, Sst::Unbinding));
+    // The batch holds socket 1: not freed yet, and a packet for socket 2
+    // waits until the batch is received.
+    assert!(s.xsk_release_done(&cfg, 1).is_none());
+    assert!(s.step(&cfg, &redirect(C0, 2, 1)).is_none());
+    let t = s.step(&cfg, &Action::XskRcvBatch { c: C0 }).unwrap();
+    assert_eq!((t.fate[0], t.cpu[0].stage), (Fate::RedirectErr, Stage::Idle));
+    assert!(t.violations(&cfg).is_empty());
+    assert!(t.xsk_release_done(&cfg, 1).is_some());
+    let t = t.step(&cfg, &redirect(C0, 2, 1)).unwrap();
+    assert_eq!(t.pend[0][0].sock, 2);
+    // redirect-xsk-batch-stale-sock: received into the queue's socket now.
+    let bug = cfg.clone().with_mutant(Mutant::RedirectXskBatchStaleSock);
+    let t = s.step(&bug, &Action::XskRcvBatch { c: C0 }).unwrap();
+    assert_eq!((t.cpu[0].pkt, t.cpu[0].sock, t.cpu[0].tgt), (1, 2, 1));
+    assert_eq!(t.violated(&bug, &["DeliveredToKey"]), Some("DeliveredToKey"));
+}
+
+#[test]
+fn a_lost_batch_tail_outlives_the_poll() {
+    let cfg = batch_cfg();
+    let s = run(&cfg, &[Action::NapiPoll { c: C0 }, redirect(C0, 1, 1)]);
+    assert!(s.xdp_do_flush(&cfg, C0).is_none());
+    let bug = cfg.clone().with_mutant(Mutant::RedirectXskBatchTailLost);
+    let t = s.xdp_do_flush(&bug, C0).unwrap();
+    assert_eq!((t.poller, t.pend[0].len()), (None, 1));
+    assert_eq!(t.violated(&bug, &["FlushedAtPollEnd"]), Some("FlushedAtPollEnd"));
+    // Only a poll on c1 receives it; the behaviour cannot end before.
+    assert!(t.xsk_rcv_batch(&bug, C0).is_none());
+    let u = t.step(&bug, &Action::NapiPoll { c: C1 }).unwrap();
+    assert!(u.xsk_rcv_batch(&bug, C1).is_none());
+    assert!(t.step(&bug, &Action::NapiPoll { c: C0 }).unwrap().xsk_rcv_batch(&bug, C0).is_some());
+}
+
+#[test]
+fn the_batch_needs_the_fast_path() {
+    let bad = Config {
+        batch: 2,
+        ..Config::driver()
+    };
+    assert!(bad.validate().unwrap_err().contains("Redirect = \"xsk\""));
+    let zero = Config {
+        batch: 0,
+        ..Config::fast()
+    };
+    assert!(zero.validate().is_err());
+    assert!(Config::batch().validate().is_ok());
+    // With Batch = 1 an XDP_REDIRECT_XSK packet is received at once.
+    let cfg = Config::fast();
+    let s = run(&cfg, &[Action::NapiPoll { c: C0 }, redirect(C0, 1, 1)]);
+    assert_eq!((s.pend[0].len(), s.cpu[0].fast), (0, true));
+}

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::action::Action;
 use super::config::Config;
-use super::state::{Cpu, Desc, Recv, State};
+use super::state::{Batched, Cpu, Desc, Recv, State};
 
 fn tla_bool(b: bool) -> &'static str {
     if b {
@@ -68,6 +68,14 @@ pub fn recv(r: &Recv) -> String {
     )
 }
 
+/// A packet of a CPU's batch as the spec's record.
+pub fn batched(e: &Batched) -> String {
+    format!(
+        "[pkt |-> {}, sock |-> {}, tgt |-> {}, len |-> {}]",
+        e.pkt, e.sock, e.tgt, e.len
+    )
+}
+
 /// Each variable of the spec with its value in `s`, in the order of the
 /// spec's `vars`.
 pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
@@ -102,6 +110,7 @@ pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
         ),
         ("rxqXsk", s.rxq_xsk.to_string()),
         ("fastXs", per_cpu(cfg, &s.fast_xs, |x| x.to_string())),
+        ("pend", per_cpu(cfg, &s.pend, |q| seq(q, batched))),
     ]
 }
 
@@ -169,6 +178,7 @@ pub fn constants(cfg: &Config) -> String {
         ("Remap", tla_bool(cfg.remap).into()),
         ("TxOnly", set(cfg.tx_only.iter(), |s| s.to_string())),
         ("Redirect", quoted(cfg.redirect.id())),
+        ("Batch", cfg.batch.to_string()),
         ("Mutant", quoted(cfg.mutant.id())),
     ];
     let mut out = String::from("CONSTANTS\n");

@@ -8,7 +8,8 @@
 //! MCXskRedirectXsk_TwoSockets against the spec with its mutant
 //! (rxq-xsk-two-sockets), MCXskRx_Remap (an XSKMAP entry replaced while
 //! a packet for its old socket is in flight), MCXskRedirectXsk_Remap and
-//! MCXskRx_TxOnlyGeneric (a socket with a Tx ring only). Traces corrupted at
+//! MCXskRx_TxOnlyGeneric (a socket with a Tx ring only) and
+//! MCXskRedirectXsk_Batch (the driver's XDP_REDIRECT_XSK batch). Traces corrupted at
 //! one step (a buffer duplicated, a drop counter bumped, a step skipped,
 //! a first state that is not Init, a receive in flight moved to another
 //! socket, and the rxq-xsk-two-sockets walk against the correct spec)
@@ -185,6 +186,12 @@ fn walks(seed: u64) -> Vec<(Walk, &'static [&'static str])> {
             walk("MCXskRx_TxOnlyGeneric", seed, 7, &[]),
             &["RxLock", "XskFlush", "UserRecv"],
         ),
+        // The driver's XDP_REDIRECT_XSK batch: pend filled by XdpRun,
+        // emptied by XskRcvBatch before the poll's end.
+        (
+            walk("MCXskRedirectXsk_Batch", seed, 8, &["XskBind"]),
+            &["XskRcvBatch", "XdpDoFlush", "UserRecv"],
+        ),
     ]
 }
 
@@ -215,6 +222,12 @@ fn model_walks_are_behaviours_of_the_spec() {
         tx_only.states.last().is_some_and(|s| s.fate.contains(&Fate::RedirectErr)),
         "{}: no packet refused",
         tx_only.name
+    );
+    let batch = &walks[8].0;
+    assert!(
+        batch.states.iter().any(|s| s.pend.iter().any(|q| q.len() == 2)),
+        "{}: no batch of two",
+        batch.name
     );
     let verdicts = common::in_pairs(&walks, |(w, _)| {
         let t = std::time::Instant::now();

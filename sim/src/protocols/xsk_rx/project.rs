@@ -94,6 +94,7 @@ impl XskRx {
                 .collect(),
             rxq_xsk: self.rxq.xsk(),
             fast_xs: self.cpus.iter().map(|c| c.slot()).collect(),
+            pend: vec![Vec::new(); self.cpus.len()],
         }
     }
 }

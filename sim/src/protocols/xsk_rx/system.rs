@@ -606,6 +606,7 @@ impl XskRx {
             Action::NapiPoll { c } => self.napi_poll(c),
             Action::XdpDoFlush { c } => self.xdp_do_flush(c),
             Action::XdpRun { c, v, k, len } => self.xdp_run(c, v, k, len),
+            Action::XskRcvBatch { .. } => Err(off("XskRcvBatch", "the simulator has no batch (Batch = 1)")),
             Action::RxLock { c } => self.rx_lock(c),
             Action::XskRcvCheckRoom { c } => self.xsk_rcv_check_room(c),
             Action::XpAllocFree { c } => self.xp_alloc_free(c),

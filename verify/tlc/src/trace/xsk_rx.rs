@@ -3,7 +3,7 @@
 //! of specs/XskRx.tla iff TLC finds it through specs/XskRxTrace.tla.
 //! Every mode of the spec is checked: Path "driver" or "generic",
 //! Redirect "map" or "xsk" (XskRedirectXsk's FastSpec takes Next's steps),
-//! LateBind.
+//! LateBind, Batch.
 //!
 //! The trace is written as a module defining the log (`MCXskRxTrace`)
 //! with its .cfg, beside copies of the two specs, in a fresh directory
@@ -90,6 +90,7 @@ fn fits(cfg: &Config, s: &State) -> Result<(), String> {
         ("cpu", s.cpu.len(), nc),
         ("flush", s.flush.len(), nc),
         ("fastXs", s.fast_xs.len(), nc),
+        ("pend", s.pend.len(), nc),
     ];
     if let Some((v, got, want)) = lens.iter().find(|(_, got, want)| got != want) {
         return Err(format!("{v} has {got} entries, the config {want}"));
@@ -121,16 +122,22 @@ mod tests {
             "{m}"
         );
         assert_eq!(
-            m.matches("fastXs |-> (c1 :> 0 @@ c2 :> 0)]").count(),
+            m.matches("fastXs |-> (c1 :> 0 @@ c2 :> 0),").count(),
             2,
             "{m}"
         );
         assert_eq!(m.matches("rxqXsk |-> 1,").count(), 2, "{m}");
+        assert_eq!(
+            m.matches("pend |-> (c1 :> <<>> @@ c2 :> <<>>)]").count(),
+            2,
+            "{m}"
+        );
         let c = cfg_text(&cfg);
         assert!(
             c.contains("    Cpus = {c1, c2}\n")
                 && c.contains("    Redirect = \"xsk\"\n")
                 && c.contains("    LateBind = {2}\n")
+                && c.contains("    Batch = 1\n")
                 && c.contains("    c2 = c2\n"),
             "{c}"
         );

@@ -65,6 +65,7 @@ fn config(path: RxPath, redirect: Redirect, packets: u8) -> Config {
         remap: false,
         tx_only: vec![],
         redirect,
+        batch: 1,
         mutant: super::super::mutant(),
     }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use ringlab_model::afxdp::RxStep;
 use ringlab_model::copy_tx::tla::{record, seq, set};
-use ringlab_model::xsk_rx::tla::{desc, recv, state_record};
+use ringlab_model::xsk_rx::tla::{batched, desc, recv, state_record};
 use ringlab_model::xsk_rx::{Buf, Config, Cpu, State};
 
 use crate::trace::kernel_chain::Edit;
@@ -79,6 +79,7 @@ pub fn changes(cfg: &Config, a: &State, b: &State) -> String {
         ),
         ("rxqXsk", (a.rxq_xsk != b.rxq_xsk).then(|| b.rxq_xsk.to_string())),
         ("fastXs", upd_cpu(cfg, &a.fast_xs, &b.fast_xs, |x| x.to_string())),
+        ("pend", upd_cpu(cfg, &a.pend, &b.pend, |q| seq(q, batched))),
     ];
     f.extend(fields.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
     if f.is_empty() {
