@@ -155,17 +155,17 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     if redirect_xsk {
         eprintln!("kernel-test: the series adds XDP_REDIRECT_XSK: its guest also runs receive scenarios through bpf_redirect_xsk() ({REDIRECT_XSK_STEP})");
     }
-    step("booting the released kernel");
     let base_payload = vm::payload(root, &base, &base_src)?;
-    let (base_res, base_boot) = vm::boot(root, &base, &plan_base, &base_payload)?;
+    let base_run = released_run(root, &base, &plan_base, &base_payload)?;
+    let (base_res, base_boot) = (base_run.res.clone(), base_run.boot_s);
     step("booting the patched kernel");
     let patched_payload = vm::payload(root, &patched, &patched_src)?;
     let (patched_res, patched_boot) = vm::boot(root, &patched, &plan_patched, &patched_payload)?;
 
-    step("booting each kernel once more with the reproducers alone (a kernel without the fix crashes)");
+    step("booting the patched kernel once more with the reproducers alone (a kernel without the fix crashes)");
     let fixed = repro::carries_fix(&series);
     let repro = repro::ReproPair {
-        baseline: repro::run(root, &base, &base_payload, false, false),
+        baseline: base_run.repro,
         patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk),
     };
 
@@ -207,6 +207,39 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         scenarios_per_campaign: a.scenarios,
     });
     finish(root, doc)
+}
+
+/// The released kernel's two boots: its plan's results and the reproducers.
+#[derive(Clone)]
+struct ReleasedRun {
+    plan: String,
+    res: PathBuf,
+    boot_s: f64,
+    repro: repro::ReproRun,
+}
+
+/// The released kernel's runs of this process: `ringlab verify --kernel`
+/// tests every series against the same released kernel and plan, so it is
+/// booted once (its results folder, runs/baseline, is written by no other
+/// boot).
+static RELEASED: std::sync::Mutex<Option<ReleasedRun>> = std::sync::Mutex::new(None);
+
+/// Boots the released kernel with `plan` and then with the reproducers,
+/// unless this process already did with the same plan.
+fn released_run(root: &Path, base: &Kernel, plan: &Plan, payload: &Path) -> Result<ReleasedRun, String> {
+    let text = vm::plan_text(plan);
+    let mut cache = RELEASED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = cache.as_ref().filter(|r| r.plan == text && r.res.is_dir()) {
+        eprintln!("kernel-test: the released kernel already ran this plan in this run: its results ({}) are read again", r.res.display());
+        return Ok(r.clone());
+    }
+    step("booting the released kernel");
+    let (res, boot_s) = vm::boot(root, base, plan, payload)?;
+    step("booting the released kernel once more with the reproducers alone (it must crash)");
+    let repro = repro::run(root, base, payload, false, false);
+    let r = ReleasedRun { plan: text, res, boot_s, repro };
+    *cache = Some(r.clone());
+    Ok(r)
 }
 
 /// The patched kernel's label: `patched-` and the series folder's name.
