@@ -6,7 +6,8 @@
 //!
 //! Kills (`ringlab mutants`): xsk-gen-rx-race (BufConservation),
 //! xdp-missing-flush (FlushedAtPollEnd), redirect-xsk-ignore-key
-//! (DeliveredToKey): with the mutant in, the clean runs below fail, and
+//! (DeliveredToKey), redirect-xsk-batch-tail-lost (FlushedAtPollEnd):
+//! with the mutant in, the clean runs below fail, and
 //! the mutant's own test checks it is its invariant that breaks.
 
 use ringlab_model::xsk_rx::{Config, State};
@@ -76,6 +77,35 @@ fn the_fast_path_keeps_every_invariant() {
     assert!(fast > SEEDS, "only {fast} packets on the fast path");
 }
 
+/// The driver's batch on one socket alone, batches of up to three.
+fn batch_one() -> Config {
+    Config {
+        batch: 3,
+        ..Config::fast_one()
+    }
+}
+
+/// Socket 2 with the XDP_REDIRECT path beside the batch: socket 1 alone
+/// keeps the fast path until socket 2 binds.
+fn batch_two() -> Config {
+    Config {
+        verdicts: vec![ringlab_model::xsk_rx::Verdict::Redirect],
+        ..Config::batch()
+    }
+}
+
+#[test]
+fn the_batched_fast_path_keeps_every_invariant() {
+    runs("batch, late bind", Config::batch());
+    runs("batch, redirect only", batch_two());
+    let rs = runs("batch, one socket", batch_one());
+    let batched: u64 = rs
+        .iter()
+        .map(|r| r.actions.get("XskRcvBatch").copied().unwrap_or(0))
+        .sum();
+    assert!(batched > SEEDS * 2, "only {batched} packets received from a batch");
+}
+
 #[test]
 fn a_seed_replays_its_run() {
     let run = |seed| {
@@ -113,6 +143,8 @@ fn the_model_follows_every_step() {
         (Config::driver(), 30),
         (Config::shared_umem(), 30),
         (Config::fast(), 30),
+        (Config::batch(), 30),
+        (batch_one(), 30),
     ] {
         for seed in 0..seeds {
             let c = cfg(base.clone(), seed);
@@ -167,3 +199,12 @@ fn ignore_key_delivers_to_the_wrong_socket() {
     }
     mutant_breaks(Config::fast(), "DeliveredToKey");
 }
+
+#[test]
+fn batch_tail_lost_leaves_a_batch_past_the_poll() {
+    if !ringlab_mutant::on("mutant-redirect-xsk-batch-tail-lost") {
+        return;
+    }
+    mutant_breaks(batch_one(), "FlushedAtPollEnd");
+}
+

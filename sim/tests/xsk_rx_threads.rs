@@ -77,3 +77,14 @@ fn the_fast_path_on_threads_keeps_every_invariant() {
     let rs = runs("fast, one socket", Config::fast_one());
     assert!(sum(&rs, |r| r.cost.fast) > SEEDS * 10, "too few packets on the fast path");
 }
+
+#[test]
+fn the_batched_fast_path_on_threads_keeps_every_invariant() {
+    runs("batch, late bind", Config::batch());
+    let one = Config {
+        batch: 4,
+        ..Config::fast_one()
+    };
+    let rs = runs("batch, one socket", one);
+    assert!(sum(&rs, |r| action(r, "XskRcvBatch")) > SEEDS * 10, "too few packets received from a batch");
+}

@@ -20,7 +20,10 @@
 //! Kills (`ringlab mutants`): xsk-gen-rx-race (a second CPU takes the
 //! rx lock of another socket of the umem), xdp-missing-flush (the poll
 //! ends without publishing), redirect-xsk-ignore-key (the fast path
-//! taken for another index).
+//! taken for another index), redirect-xsk-batch-tail-lost (the poll ends
+//! with its batch), redirect-xsk-batch-reorder (a packet of another
+//! action handled before the batch), redirect-xsk-batch-stale-sock (the
+//! batch received into the queue's socket of the moment).
 #![cfg(not(loom))]
 
 mod common;
@@ -79,7 +82,13 @@ fn shapes() -> Vec<Config> {
         late_bind: vec![1, 2],
         ..tx_only(Config::fast())
     };
+    let batch_one = Config {
+        batch: 3,
+        ..fast_one.clone()
+    };
     vec![
+        Config::batch(),
+        batch_one,
         tx_only(Config::driver()),
         tx_only(remap(Config::generic())),
         fast_tx_only,

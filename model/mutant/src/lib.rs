@@ -45,6 +45,9 @@ pub const KNOWN: &[&str] = &[
     "mutant-xsk-gen-rx-race",
     "mutant-xdp-missing-flush",
     "mutant-redirect-xsk-ignore-key",
+    "mutant-redirect-xsk-batch-tail-lost",
+    "mutant-redirect-xsk-batch-reorder",
+    "mutant-redirect-xsk-batch-stale-sock",
     // The model as oracle of the live diff and the chain (model/src).
     "mutant-diff-straddle",
     "mutant-diff-budget-33",

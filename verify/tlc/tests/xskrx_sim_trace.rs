@@ -97,6 +97,7 @@ fn sim_runs(seed: u64) -> Vec<Run> {
         sim_run("fast, one socket", Config::fast_one(), seed + 2),
         sim_run("fast, late bind", Config::fast(), seed + 3),
         sim_run("fast, late bind, second seed", Config::fast(), seed + 4),
+        sim_run("batch, one socket", Config { batch: 3, ..Config::fast_one() }, seed + 5),
     ]
 }
 
@@ -131,6 +132,8 @@ fn simulator_runs_are_behaviours_of_the_spec() {
     for r in &runs {
         assert!(r.steps.iter().any(|s| s.starts_with("XskRcvReserve")), "{}: nothing received", r.name);
     }
+    let batched = runs.iter().filter(|r| r.spec.batch > 1).flat_map(|r| &r.steps).any(|s| s.starts_with("XskRcvBatch"));
+    assert!(batched, "seed {}: no batch run received a packet from its batch", base_seed());
     // The fast path's guard both ways: some packet is redirected to the
     // queue's own socket, and some to an empty XSKMAP index while the queue
     // has its socket (the map's path refuses it: redirect_err).

@@ -11,6 +11,9 @@
 //! - `flush_adds`: list_add() to the XSKMAP flush list (once per socket
 //!   per poll, __xsk_map_redirect());
 //! - `flush_walk`: sockets __xsk_map_flush() walks at xdp_do_flush();
+//! - `ctx_writes`: other stores to the per-CPU bpf_net_context, the fast
+//!   path's: bpf_redirect_xsk() keeps the socket it chose (1), the driver
+//!   takes it (1), and the socket to flush is kept once a poll;
 //! - `slow`, `fast`: packets received through the XSKMAP and through
 //!   XDP_REDIRECT_XSK; `polls`: NAPI polls ended.
 
@@ -22,6 +25,7 @@ pub struct Cost {
     pub ri_writes: u64,
     pub flush_adds: u64,
     pub flush_walk: u64,
+    pub ctx_writes: u64,
     pub slow: u64,
     pub fast: u64,
     pub polls: u64,
@@ -40,6 +44,7 @@ impl AddAssign for Cost {
         self.ri_writes += o.ri_writes;
         self.flush_adds += o.flush_adds;
         self.flush_walk += o.flush_walk;
+        self.ctx_writes += o.ctx_writes;
         self.slow += o.slow;
         self.fast += o.fast;
         self.polls += o.polls;

@@ -68,6 +68,12 @@ pub fn mutant() -> Mutant {
         Mutant::XdpMissingFlush
     } else if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
         Mutant::RedirectXskIgnoreKey
+    } else if ringlab_mutant::on("mutant-redirect-xsk-batch-tail-lost") {
+        Mutant::RedirectXskBatchTailLost
+    } else if ringlab_mutant::on("mutant-redirect-xsk-batch-reorder") {
+        Mutant::RedirectXskBatchReorder
+    } else if ringlab_mutant::on("mutant-redirect-xsk-batch-stale-sock") {
+        Mutant::RedirectXskBatchStaleSock
     } else {
         Mutant::None
     }

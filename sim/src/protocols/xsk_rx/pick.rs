@@ -56,7 +56,7 @@ impl XskRx {
     }
 
     /// The next step of the drain: a busy CPU's next receive step, a
-    /// poll's end (or, for a poll that has no packet yet, a packet its
+    /// batch's next packet, a poll's end (or, for a poll that has no packet yet, a packet its
     /// program drops or passes), a release's end, a published descriptor
     /// read; None once none is left.
     pub(crate) fn drain_next(&self) -> Option<Action> {
@@ -71,6 +71,7 @@ impl XskRx {
         };
         let prefer = |want: &dyn Fn(&Action) -> bool| enabled.iter().copied().find(|a| want(a));
         prefer(&busy)
+            .or_else(|| prefer(&|a| matches!(a, Action::XskRcvBatch { .. })))
             .or_else(|| prefer(&|a| matches!(a, Action::XdpDoFlush { .. })))
             .or_else(|| {
                 self.rxq.poller().and_then(|c| {

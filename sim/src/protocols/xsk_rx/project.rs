@@ -1,4 +1,4 @@
-//! The projection of the simulator onto the spec's eighteen variables.
+//! The projection of the simulator onto the spec's nineteen variables.
 //! Every model value is built here, so a change of the model's types
 //! changes this file alone.
 
@@ -14,8 +14,8 @@ impl XskRx {
     /// descriptor's packet is what its chunk holds) and how much of it is
     /// published (a freed socket's rings are gone); the sockets' states,
     /// the XSKMAP, the wire's record, each CPU's receive, the poll, the
-    /// flush lists, the locks' holders, the counters, the queue's socket
-    /// and the driver's slots.
+    /// flush lists, the locks' holders, the counters, the queue's socket,
+    /// the driver's slots and its batches.
     ///
     /// Call it when no thread is inside a kernel function.
     pub fn model_state(&self) -> model::State {
@@ -94,7 +94,7 @@ impl XskRx {
                 .collect(),
             rxq_xsk: self.rxq.xsk(),
             fast_xs: self.cpus.iter().map(|c| c.slot()).collect(),
-            pend: vec![Vec::new(); self.cpus.len()],
+            pend: self.pend.clone(),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! Loom calls the objects' kernel functions underneath directly.
 
 use ringlab_model::xsk_rx::{
-    Action, Buf, Cpu, Fate, Mutant, Redirect, RxPath, Sock, Sst, Stage, Verdict,
+    Action, Batched, Buf, Cpu, Fate, Mutant, Redirect, RxPath, Sock, Sst, Stage, Verdict,
 };
 use ringlab_ring::sync::Arc;
 
@@ -32,6 +32,9 @@ pub struct XskRx {
     pub app: Arc<App>,
     /// Each CPU's receive in progress.
     pub recv: Vec<Receive>,
+    /// Each CPU's driver batch (Batch > 1): XDP_REDIRECT_XSK packets for
+    /// xsk_rcv_batch(), oldest first, each with the socket chosen for it.
+    pub pend: Vec<Vec<Batched>>,
     pub cost: Cost,
     /// Steps the drain has asked for.
     pub drain_steps: u64,
@@ -68,6 +71,7 @@ impl XskRx {
                 .map(|_| Arc::new(PerCpu::default()))
                 .collect(),
             recv: vec![Receive::IDLE; spec.cpus.len()],
+            pend: vec![Vec::new(); spec.cpus.len()],
             pool,
             socks,
             cost: Cost::default(),
@@ -193,6 +197,7 @@ impl XskRx {
     /// synchronize_net() waits for.
     pub fn unheld(&self, s: Sock) -> bool {
         self.recv.iter().all(|r| r.sock != s)
+            && self.pend.iter().flatten().all(|e| e.sock != s)
             && self
                 .cpus
                 .iter()
@@ -259,6 +264,14 @@ impl XskRx {
                 format!("CPU {c} is not at the end of a poll"),
             ));
         }
+        // The batch is received first (mutant-redirect-xsk-batch-tail-lost:
+        // it is left for a later poll).
+        if !self.pend[ci].is_empty() && !ringlab_mutant::on("mutant-redirect-xsk-batch-tail-lost") {
+            return Err(off(
+                "XdpDoFlush",
+                format!("CPU {c}'s batch is still to be received"),
+            ));
+        }
         if !ringlab_mutant::on("mutant-xdp-missing-flush") {
             let cpu = &self.cpus[ci];
             let own = cpu.slot();
@@ -293,6 +306,60 @@ impl XskRx {
         (self.map.lookup(k, &mut self.cost) == Some(q)).then_some(q)
     }
 
+    /// The socket bpf_redirect_xsk(k) would choose, without counting the
+    /// lookup: what the driver's batch is decided by.
+    fn fast_target(&self, k: Sock) -> Option<Sock> {
+        let q = self.rxq.xsk();
+        if self.cfg.spec.redirect != Redirect::Xsk || q == 0 {
+            return None;
+        }
+        (ringlab_mutant::on("mutant-redirect-xsk-ignore-key") || self.map.get(k) == Some(q)).then_some(q)
+    }
+
+    /// XskRcvBatch(c): xsk_rcv_batch() takes the oldest packet of c's
+    /// batch into the socket kept for it
+    /// (mutant-redirect-xsk-batch-stale-sock: the queue's socket now),
+    /// with xsk_rcv()'s checks, as XdpRun does for a packet not batched.
+    pub fn xsk_rcv_batch(&mut self, c: Cpu) -> Step {
+        let ci = self.cpu("XskRcvBatch", c)?;
+        if self.rxq.poller() != Some(c) || self.recv[ci].stage != Stage::Idle || self.pend[ci].is_empty() {
+            return Err(off(
+                "XskRcvBatch",
+                format!("CPU {c} has no batch to receive, or is busy"),
+            ));
+        }
+        let e = self.pend[ci].remove(0);
+        let s = if ringlab_mutant::on("mutant-redirect-xsk-batch-stale-sock") {
+            self.rxq.xsk()
+        } else {
+            e.sock
+        };
+        let spec = &self.cfg.spec;
+        let fate = match self.socks.get(usize::from(s).wrapping_sub(1)) {
+            Some(sock) if sock.state() == Sst::Bound && !spec.tx_only(s) => {
+                if e.len > 1 && !spec.sg {
+                    sock.bump_dropped();
+                    Fate::RxDropped
+                } else {
+                    self.recv[ci] = Receive {
+                        stage: Stage::Alloc,
+                        pkt: e.pkt,
+                        sock: s,
+                        tgt: e.tgt,
+                        len: e.len,
+                        bufs: Vec::new(),
+                        peek: None,
+                        fast: true,
+                    };
+                    Fate::Busy
+                }
+            }
+            _ => Fate::RedirectErr,
+        };
+        self.rxq.set_fate(e.pkt, fate);
+        Ok(())
+    }
+
     /// XdpRun(c, v, k, len): a packet of len chunks arrives on c (in the
     /// poll, within its budget; or through netif_receive_skb() on the
     /// generic path) and its program returns v. XDP_REDIRECT:
@@ -325,10 +392,38 @@ impl XskRx {
                 format!("CPU {c} is not in a poll with budget left"),
             ));
         }
+        // The driver's batch: a packet taking the fast path joins it (not
+        // full, same socket); any other waits until it is received
+        // (mutant-redirect-xsk-batch-reorder: is handled first).
+        let fast_q = if v == Verdict::Redirect && spec.batch > 1 { self.fast_target(k) } else { None };
+        let batched = fast_q.is_some();
+        let pend = &self.pend[ci];
+        let waits = if batched {
+            pend.len() >= usize::from(spec.batch) || pend.last().is_some_and(|e| Some(e.sock) != fast_q)
+        } else {
+            !pend.is_empty() && !ringlab_mutant::on("mutant-redirect-xsk-batch-reorder")
+        };
+        if waits {
+            return Err(off("XdpRun", format!("CPU {c}'s batch is to be received first")));
+        }
         // On threads, another CPU may have taken the last packet since.
         let Some(p) = self.rxq.arrive() else {
             return Err(off("XdpRun", "no packet left"));
         };
+        if let Some(q) = fast_q {
+            // bpf_redirect_xsk()'s one read of entry k (none when it
+            // ignores the key), its store of the socket in bpf_net_context
+            // and the driver's take of it, then the packet kept
+            if !ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
+                self.cost.map_lookups += 1;
+            }
+            self.cost.fast += 1;
+            self.cost.ctx_writes += 2;
+            let tgt = self.map.get(k).unwrap_or(0);
+            self.pend[ci].push(Batched { pkt: p, sock: q, tgt, len });
+            self.rxq.set_fate(p, Fate::Busy);
+            return Ok(());
+        }
         let fate = match v {
             Verdict::Drop => Fate::XdpDrop,
             Verdict::Pass => Fate::XdpPass,
@@ -361,6 +456,7 @@ impl XskRx {
                         } else {
                             if fast {
                                 self.cost.fast += 1;
+                                self.cost.ctx_writes += 2;
                             } else {
                                 self.cost.slow += 1;
                             }
@@ -554,6 +650,9 @@ impl XskRx {
         if !self.generic() {
             let cpu = self.cpus[ci].clone();
             if r.fast && (cpu.slot() == 0 || cpu.slot() == r.sock) {
+                if cpu.slot() != r.sock {
+                    self.cost.ctx_writes += 1;
+                }
                 cpu.set_slot(r.sock);
             } else {
                 cpu.list(r.sock, &mut self.cost);
@@ -582,6 +681,7 @@ impl XskRx {
     pub fn is_done(&self) -> bool {
         self.rxq.arrived() == u32::from(self.cfg.spec.max_pkts)
             && self.recv.iter().all(|r| r.stage == Stage::Idle)
+            && self.pend.iter().all(Vec::is_empty)
             && self.rxq.poller().is_none()
     }
 
@@ -606,7 +706,7 @@ impl XskRx {
             Action::NapiPoll { c } => self.napi_poll(c),
             Action::XdpDoFlush { c } => self.xdp_do_flush(c),
             Action::XdpRun { c, v, k, len } => self.xdp_run(c, v, k, len),
-            Action::XskRcvBatch { .. } => Err(off("XskRcvBatch", "the simulator has no batch (Batch = 1)")),
+            Action::XskRcvBatch { c } => self.xsk_rcv_batch(c),
             Action::RxLock { c } => self.rx_lock(c),
             Action::XskRcvCheckRoom { c } => self.xsk_rcv_check_room(c),
             Action::XpAllocFree { c } => self.xp_alloc_free(c),

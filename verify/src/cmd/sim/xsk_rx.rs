@@ -69,6 +69,11 @@ pub struct XskRxArgs {
     /// Packets a NAPI poll handles
     #[arg(long, default_value_t = 8)]
     budget: u32,
+    /// XDP_REDIRECT_XSK packets the driver keeps and receives together
+    /// with xsk_rcv_batch() (1: each as its program returns; more needs
+    /// --redirect xsk)
+    #[arg(long, default_value_t = 1)]
+    batch: u8,
     /// Run on real threads (a thread per CPU, the application)
     #[arg(long)]
     threads: bool,
@@ -115,6 +120,7 @@ fn config(a: &XskRxArgs, seed: u64) -> Result<XskRxConfig, String> {
             RedirectArg::Map => Redirect::Map,
             RedirectArg::Xsk => Redirect::Xsk,
         },
+        batch: a.batch,
         ..Config::driver()
     };
     let cfg = XskRxConfig::from_spec(spec).seed(seed);
@@ -143,7 +149,7 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
     let rows = cost::table(COST_PACKETS)?;
     let how = if a.threads { "threads" } else { "deterministic" };
     let replay = format!(
-        "ringlab sim xsk-rx --seed {seed} --steps {} --path {} --redirect {} --sockets {} --bufs {} --cpus {} --packets {} --max-len {} --fq-size {} --rx-size {} --budget {}{}",
+        "ringlab sim xsk-rx --seed {seed} --steps {} --path {} --redirect {} --sockets {} --bufs {} --cpus {} --packets {} --max-len {} --fq-size {} --rx-size {} --budget {} --batch {}{}",
         a.steps,
         cfg.spec.path.id(),
         cfg.spec.redirect.id(),
@@ -155,6 +161,7 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
         a.fq_size,
         a.rx_size,
         a.budget,
+        a.batch,
         if a.threads { " --threads" } else { "" }
     );
     if a.json {
