@@ -102,7 +102,8 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "xskmap-release-own-entry", "rx-ring-missing-unchecked",
                    "rxq-xsk-tx-only", "redirect-rereads-entry",
                    "redirect-xsk-batch-tail-lost", "redirect-xsk-batch-reorder",
-                   "redirect-xsk-batch-stale-sock"}
+                   "redirect-xsk-batch-stale-sock", "redirect-xsk-batch-overflow",
+                   "redirect-xsk-batch-mixed-sock"}
 
 Sockets == 1..NSockets
 Keys == Sockets   \* the XSKMAP's indexes
@@ -331,7 +332,9 @@ FastPath(k) ==
 \* there, which the receive keeps whatever the entry names later.
 \* XDP_REDIRECT_XSK: s is the queue's socket; no lookup is kept in
 \* bpf_redirect_info, and xsk_rcv_check() still runs. With Batch > 1 the
-\* driver keeps that packet in its batch (full: received first), and
+\* driver keeps that packet in its batch (full: received first; the
+\* overflow mutant tests for full after adding, the mixed-sock one adds a
+\* packet for another socket), and
 \* receives the batch before a packet of any other action (whose
 \* XDP_REDIRECT must be done while bpf_redirect_info is fresh; the mutant
 \* does it first) or for another socket.
@@ -353,9 +356,10 @@ XdpRun(c) ==
                                !.stage = IF Path = "generic" THEN "lock"
                                          ELSE "alloc"]
         IN /\ IF batched
-              THEN /\ Len(pend[c]) < Batch
-                   /\ IF pend[c] = <<>> THEN TRUE
-                      ELSE pend[c][Len(pend[c])].sock = s
+              THEN /\ \/ Len(pend[c]) < Batch
+                      \/ Mutant = "redirect-xsk-batch-overflow" /\ Len(pend[c]) = Batch
+                   /\ IF pend[c] = <<>> \/ Mutant = "redirect-xsk-batch-mixed-sock"
+                      THEN TRUE ELSE pend[c][Len(pend[c])].sock = s
               ELSE pend[c] = <<>> \/ Mutant = "redirect-xsk-batch-reorder"
            /\ pend' = IF batched
                       THEN [pend EXCEPT ![c] = Append(@, [pkt |-> p, sock |-> s,
@@ -674,6 +678,14 @@ RxqXskInStep ==
     rxqXsk # None =>
         /\ st[rxqXsk] = "bound" /\ rxqXsk \notin TxOnly
         /\ \A o \in Sockets \ {rxqXsk} : st[o] # "bound"
+
+\* A driver's batch fits its array (XSK_RCV_BATCH entries) and is for one
+\* socket (struct xsk_rcv_batch keeps one): a packet for another socket
+\* waits until the batch is received.
+BatchBounded ==
+    \A c \in Cpus :
+        /\ Len(pend[c]) <= Batch
+        /\ \A i \in DOMAIN pend[c] : pend[c][i].sock = pend[c][1].sock
 
 \* The driver path receives a queue's packets in the order they arrived:
 \* on every rx ring they are in arrival order (one NAPI poll at a time,

@@ -34,7 +34,8 @@ pub enum Redirect {
 }
 
 impl Redirect {
-    fn obj(self) -> (&'static [u8], &'static str) {
+    /// The program's object and its file name.
+    pub(crate) fn obj(self) -> (&'static [u8], &'static str) {
         match self {
             Redirect::Map => (&XDP_OBJ.0, "xsk_redirect.bpf.o"),
             Redirect::Xsk => (&XDP_XSK_OBJ.0, "xsk_redirect_xsk.bpf.o"),

@@ -28,6 +28,7 @@ use ringlab_model::afxdp::XdpAct;
 use ringlab_model::rng::Rng;
 use ringlab_ring::{RingMem, XdpDesc};
 
+use crate::bpf::Redirect;
 use crate::env::release;
 use crate::failnth::{Armed, Knobs, FAILSLAB, FAIL_PAGE_ALLOC};
 use super::errno_name;
@@ -51,6 +52,9 @@ pub struct FaultRxOpts {
     pub seed: u64,
     /// Arm the faults each round (false: the same rounds without faults).
     pub inject: bool,
+    /// The program's helper: bpf_redirect_xsk() sends the frames through
+    /// veth's XDP_REDIRECT_XSK path (kernel/patches/xsk-redirect-xsk).
+    pub redirect: Redirect,
     pub progress: bool,
 }
 
@@ -193,6 +197,14 @@ pub struct FaultRxReport {
     pub injected_slab: u64,
     pub injected_page: u64,
     pub injected: u64,
+    /// The program's helper, and with bpf_redirect_xsk() the frames it
+    /// answered XDP_REDIRECT_XSK (the driver's fast path) and XDP_REDIRECT.
+    #[serde(default)]
+    pub redirect: Redirect,
+    #[serde(default)]
+    pub fast_path: u64,
+    #[serde(default)]
+    pub fallback: u64,
     pub ledger: Ledger,
     /// Frames dropped before the program (dropped_before_program).
     pub dropped_before_program: u64,
@@ -240,25 +252,26 @@ struct NativeProg {
     seen: MapHandle,
 }
 
-#[repr(C, align(8))]
-struct Aligned<T: ?Sized>(T);
-static XDP_OBJ: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("RINGLAB_XDP_OBJ")));
-
 impl NativeProg {
-    fn attach(ifindex: u32) -> io::Result<NativeProg> {
-        fn e(what: &'static str) -> impl Fn(libbpf_rs::Error) -> io::Error {
+    fn attach(ifindex: u32, redirect: Redirect) -> io::Result<NativeProg> {
+        fn e(what: String) -> impl Fn(libbpf_rs::Error) -> io::Error {
             move |err| io::Error::other(format!("{what}: {err:#}"))
         }
-        let obj = ObjectBuilder::default().open_memory(&XDP_OBJ.0).map_err(e("opening xsk_redirect.bpf.o"))?.load().map_err(e("loading xsk_redirect.bpf.o"))?;
+        let (bytes, name) = redirect.obj();
+        let obj = ObjectBuilder::default()
+            .open_memory(bytes)
+            .map_err(e(format!("opening {name}")))?
+            .load()
+            .map_err(e(format!("loading {name} (bpf_redirect_xsk() needs a kernel with kernel/patches/xsk-redirect-xsk)")))?;
         let map = |name: &str| -> io::Result<MapHandle> {
             let m = obj.maps().find(|m| m.name() == name).ok_or_else(|| io::Error::other(format!("no map {name}")))?;
-            MapHandle::try_from(&m).map_err(e("map"))
+            MapHandle::try_from(&m).map_err(e("map".into()))
         };
         let (xsks, seen) = (map("xsks")?, map("seen")?);
         let ifindex = ifindex as i32;
         {
             let prog = obj.progs().find(|p| p.name() == "xsk_redirect").ok_or_else(|| io::Error::other("no program xsk_redirect"))?;
-            Xdp::new(prog.as_fd()).attach(ifindex, XdpFlags::DRV_MODE).map_err(e("bpf_xdp_attach(native mode)"))?;
+            Xdp::new(prog.as_fd()).attach(ifindex, XdpFlags::DRV_MODE).map_err(e("bpf_xdp_attach(native mode)".into()))?;
         }
         Ok(NativeProg { obj, ifindex, xsks, seen })
     }
@@ -300,7 +313,7 @@ fn run_in(sb: &Sandbox, o: &FaultRxOpts) -> io::Result<FaultRxReport> {
     let start = Instant::now();
     let mut r = Rng::new(o.seed);
     let (a, b) = (Sandbox::ifindex(&sb.a)?, Sandbox::ifindex(&sb.b)?);
-    let prog = NativeProg::attach(b)?;
+    let prog = NativeProg::attach(b, o.redirect)?;
     let rx_size = [8, 16, FRAMES][r.below(3) as usize];
     let headroom = [0, 512][r.below(2) as usize];
     let x = Xsk::create(&XskConfig {
@@ -331,7 +344,7 @@ fn run_in(sb: &Sandbox, o: &FaultRxOpts) -> io::Result<FaultRxReport> {
         ledger: Ledger::default(),
         tag: TAG0,
     };
-    let mut rep = FaultRxReport { kernel: release(), rounds: o.rounds, seed: o.seed, fill_size: FRAMES, rx_size, headroom, ..Default::default() };
+    let mut rep = FaultRxReport { kernel: release(), rounds: o.rounds, seed: o.seed, fill_size: FRAMES, rx_size, headroom, redirect: o.redirect, ..Default::default() };
     let knobs = if o.inject { Some(Knobs::atomic()?) } else { None };
     rig.fill(FRAMES / 2 + r.below(FRAMES / 2 + 1));
     for i in 0..o.rounds {
@@ -352,6 +365,15 @@ fn run_in(sb: &Sandbox, o: &FaultRxOpts) -> io::Result<FaultRxReport> {
     rep.double = (-l.unaccounted()).max(0) as u64 + (-l.redirect_unaccounted()).max(0) as u64 + (l.tags_twice.len() + l.tags_unknown.len() + l.buffers_twice.len()) as u64;
     rep.leaks = l.buffers_lost.len() as u64;
     rep.problems = l.check();
+    if o.redirect == Redirect::Xsk {
+        (rep.fast_path, rep.fallback) = (rig.prog.counter(2)?, rig.prog.counter(3)?);
+        if rep.fast_path == 0 {
+            rep.problems.push(format!(
+                "bpf_redirect_xsk() answered XDP_REDIRECT_XSK for no frame ({} fell back to XDP_REDIRECT): the campaign never reached the driver's fast path",
+                rep.fallback
+            ));
+        }
+    }
     rep.ledger = rig.ledger;
     rep.seconds = start.elapsed().as_secs_f64();
     Ok(rep)

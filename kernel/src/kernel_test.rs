@@ -31,7 +31,7 @@ use clap::Args;
 pub use doc::KernelDoc;
 use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
 use series::Series;
-use vm::{Campaign, Kernel, Plan, FAULTS_RX_STEP, REDIRECT_XSK_STEP};
+use vm::{Campaign, Kernel, Plan, FAULTS_RX_STEP, FAULTS_RX_XSK_STEP, REDIRECT_XSK_STEP};
 
 #[derive(Args, Clone)]
 pub struct KernelTestArgs {
@@ -284,6 +284,9 @@ fn fault_runs(plan: &Plan, res: &Path) -> Vec<FaultRun> {
     let mut runs: Vec<FaultRun> = plan.faults.iter().map(|c| results::faults(res, &c.fault_name())).collect();
     if plan.faults_rx {
         runs.push(results::faults_rx(res, FAULTS_RX_STEP));
+        if plan.redirect_xsk {
+            runs.push(results::faults_rx(res, FAULTS_RX_XSK_STEP));
+        }
     }
     runs
 }

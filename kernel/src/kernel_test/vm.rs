@@ -60,6 +60,10 @@ impl Campaign {
 pub const REDIRECT_XSK_STEP: &str = "diff-redirect-xsk";
 /// The plan step of the receive-path fault campaign.
 pub const FAULTS_RX_STEP: &str = "faults-rx";
+/// The same campaign through bpf_redirect_xsk(), for a series that adds
+/// XDP_REDIRECT_XSK: the only campaign whose frames take a driver's
+/// XDP_REDIRECT_XSK path (the diff attaches its program in SKB mode).
+pub const FAULTS_RX_XSK_STEP: &str = "faults-rx-xsk";
 
 /// The plan file guest/init reads: `NAME TIMEOUT_SECONDS COMMAND...`.
 pub fn plan_text(p: &Plan) -> String {
@@ -102,6 +106,12 @@ pub fn plan_text(p: &Plan) -> String {
     }
     if p.faults_rx {
         t += &format!("{FAULTS_RX_STEP} {faults} {d} faults --rx --json --rounds {} --seed {}\n", p.fault_rounds, p.seed);
+        if p.redirect_xsk {
+            t += &format!(
+                "{FAULTS_RX_XSK_STEP} {faults} {d} faults --rx --redirect xsk --json --rounds {} --seed {}\n",
+                p.fault_rounds, p.seed
+            );
+        }
     }
     t += &format!("{} 600 sh /ringlab/kmemleak.sh scan\n", kmemleak::SCAN_STEP);
     if p.xskxceiver {
@@ -287,10 +297,14 @@ mod tests {
             assert!(w.len() >= 3 && w[1].parse::<u64>().is_ok(), "{l}");
         }
         // probe 300, kmemleak 120 + 600 + 60, xskxceiver 2400, mainline,
-        // redirect-xsk, one diff, one fault, faults-rx: 601 each
-        assert_eq!(vm_limit(&p), 300 + 120 + 600 + 60 + 2400 + 5 * 601 + 300);
+        // redirect-xsk, one diff, one fault, faults-rx, faults-rx-xsk: 601
+        // each
+        assert_eq!(vm_limit(&p), 300 + 120 + 600 + 60 + 2400 + 6 * 601 + 300);
         assert!(t.contains("\nkmemleak-clear 120 sh /ringlab/kmemleak.sh clear\n"), "{t}");
         assert!(t.contains("faults-rx 601 /ringlab/ringlab faults --rx --json --rounds 9 --seed 3\n"), "{t}");
+        assert!(t.contains("faults-rx-xsk 601 /ringlab/ringlab faults --rx --redirect xsk --json --rounds 9 --seed 3\n"), "{t}");
+        let map_only = plan_text(&Plan { redirect_xsk: false, ..p.clone() });
+        assert!(!map_only.contains("faults-rx-xsk"), "{map_only}");
         // the campaigns scanned, then kmemleak off for xskxceiver
         assert!(t.contains("\nkmemleak 600 sh /ringlab/kmemleak.sh scan\nkmemleak-off 60 sh /ringlab/kmemleak.sh off\nxskxceiver 2400 "), "{t}");
         let t = plan_text(&Plan { xskxceiver: false, ..p.clone() });

@@ -146,6 +146,12 @@ crate::mutant::spec_mutants! {
     /// Xsk_rcv_batch() receives into the
     /// socket netdev_rx_queue names then, not the one kept for the packet.
     RedirectXskBatchStaleSock => "redirect-xsk-batch-stale-sock",
+    /// The driver tests its batch for full
+    /// after adding a packet: one packet more than the array holds.
+    RedirectXskBatchOverflow => "redirect-xsk-batch-overflow",
+    /// A packet for another socket joins
+    /// the batch, which is kept with one socket.
+    RedirectXskBatchMixedSock => "redirect-xsk-batch-mixed-sock",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered
@@ -248,10 +254,11 @@ impl Config {
     }
 
     /// MCXskRedirectXsk_Batch.cfg: the fast path receiving batches of two
-    /// packets, socket 2 bound late.
+    /// packets in polls of three, socket 2 bound late.
     pub fn batch() -> Config {
         Config {
             batch: 2,
+            poll_budget: 3,
             ..Config::fast()
         }
     }

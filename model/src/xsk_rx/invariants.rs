@@ -6,7 +6,7 @@ use super::state::{si, Buf, Fate, Sst, Stage, State};
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 13] = [
+pub const INVARIANTS: [Invariant; 14] = [
     ("BufConservation", State::buf_conservation),
     ("PktAccounted", State::pkt_accounted),
     ("DropsCounted", State::drops_counted),
@@ -18,6 +18,7 @@ pub const INVARIANTS: [Invariant; 13] = [
     ("FillHeldReal", State::fill_held_real),
     ("DeliveredToKey", State::delivered_to_key),
     ("RxInOrder", State::rx_in_order),
+    ("BatchBounded", State::batch_bounded),
     ("RxqXskInStep", State::rxq_xsk_in_step),
     ("RxRingPresent", State::rx_ring_present),
 ];
@@ -184,6 +185,14 @@ impl State {
                 .rx
                 .iter()
                 .all(|q| q.windows(2).all(|w| w[0].pkt <= w[1].pkt))
+    }
+
+    /// BatchBounded: a driver's batch fits its XSK_RCV_BATCH entries and
+    /// is for one socket.
+    pub fn batch_bounded(&self, cfg: &Config) -> bool {
+        self.pend.iter().all(|q| {
+            q.len() <= usize::from(cfg.batch) && q.iter().all(|e| e.sock == q[0].sock)
+        })
     }
 
     /// RxqXskInStep: the queue's socket pointer names a bound socket with

@@ -55,7 +55,8 @@ impl State {
     /// (-ENOSPC); XDP_REDIRECT_XSK receives into the queue's socket. With
     /// Batch > 1 an XDP_REDIRECT_XSK packet joins c's batch instead (not
     /// when the batch is full or for another socket: xsk_rcv_batch()
-    /// first), and a packet of any other action waits for the batch to be
+    /// first; redirect-xsk-batch-overflow: full means more than Batch,
+    /// redirect-xsk-batch-mixed-sock: any socket), and a packet of any other action waits for the batch to be
     /// received (redirect-xsk-batch-reorder: it does not). The spec's CASE
     /// order: batched, drop, pass, the redirect error, -ENOSPC, the
     /// receive.
@@ -83,7 +84,13 @@ impl State {
         let batched = fast && cfg.batch > 1;
         let pend = &self.pend[ci];
         if batched {
-            if pend.len() >= usize::from(cfg.batch) || pend.last().is_some_and(|e| e.sock != s) {
+            let full = match cfg.mutant {
+                Mutant::RedirectXskBatchOverflow => pend.len() > usize::from(cfg.batch),
+                _ => pend.len() >= usize::from(cfg.batch),
+            };
+            let other = cfg.mutant != Mutant::RedirectXskBatchMixedSock
+                && pend.last().is_some_and(|e| e.sock != s);
+            if full || other {
                 return None;
             }
         } else if !pend.is_empty() && cfg.mutant != Mutant::RedirectXskBatchReorder {

@@ -11,6 +11,7 @@ use serde::Serialize;
 use ringlab_kernel::env::{release, skip_reason};
 use ringlab_kernel::failnth;
 use ringlab_kernel::faults::rx::{self as faults_rx, FaultRxOpts, FaultRxReport};
+use ringlab_kernel::bpf::Redirect;
 use ringlab_kernel::faults::{self, FaultOpts, FaultReport};
 use ringlab_model::schema::Header;
 
@@ -29,6 +30,11 @@ pub struct FaultArgs {
     /// failed by failslab and fail_page_alloc (--batch and --budget unused)
     #[arg(long)]
     rx: bool,
+    /// With --rx: the program's helper; xsk (bpf_redirect_xsk(), a kernel
+    /// with kernel/patches/xsk-redirect-xsk) sends the frames through the
+    /// driver's XDP_REDIRECT_XSK path
+    #[arg(long, value_enum, default_value = "map", requires = "rx")]
+    redirect: Redirect,
     /// Seed (default: from the clock; always printed)
     #[arg(long)]
     seed: Option<u64>,
@@ -98,7 +104,8 @@ fn run_rx(a: &FaultArgs, seed: u64) -> Result<bool, String> {
         }
         return Ok(allowed);
     }
-    let rep = faults_rx::run(FaultRxOpts { rounds: a.rounds, seed, inject: true, progress: true }).map_err(|e| format!("faults --rx: {e}"))?;
+    let rep = faults_rx::run(FaultRxOpts { rounds: a.rounds, seed, inject: true, progress: true, redirect: a.redirect })
+        .map_err(|e| format!("faults --rx: {e}"))?;
     if a.json {
         print(&FaultRxOut { header: Header::new("faults-rx"), skipped: None, report: Some(&rep) })?;
     } else {
@@ -121,6 +128,9 @@ fn run_rx(a: &FaultArgs, seed: u64) -> Result<bool, String> {
             l.buffers_given,
             l.buffers_lost.len()
         );
+        if a.redirect == Redirect::Xsk {
+            println!("  bpf_redirect_xsk(): {} frames XDP_REDIRECT_XSK (the driver's fast path), {} XDP_REDIRECT", rep.fast_path, rep.fallback);
+        }
         for p in &rep.problems {
             println!("  problem: {p}");
         }
