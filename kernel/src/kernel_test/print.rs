@@ -28,6 +28,12 @@ fn fault_line(f: &FaultRun) -> String {
         _ => match &f.rx {
             Some(r) => {
                 let l = &r.ledger;
+                let paths = match r.redirect {
+                    crate::bpf::Redirect::Xsk => {
+                        format!("; bpf_redirect_xsk: XDP_REDIRECT_XSK {}, XDP_REDIRECT {}", r.fast_path, r.fallback)
+                    }
+                    crate::bpf::Redirect::Map => String::new(),
+                };
                 format!(
                     "{} rounds, {} faults injected ({} slab, {} page); {} frames sent: {} refused by sendto, {} dropped before the XDP program, {} dropped or passed by it, {} redirected: {} on the RX ring, {} rx_dropped, {} rx_ring_full; {} lost, {} double; {} buffers given, {} lost",
                     r.rounds,
@@ -46,7 +52,7 @@ fn fault_line(f: &FaultRun) -> String {
                     r.double,
                     l.buffers_given,
                     r.leaks
-                )
+                ) + &paths
             }
             None => "no result".into(),
         },
