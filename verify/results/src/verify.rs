@@ -374,6 +374,7 @@ mod tests {
         assert!(matches!(d.kernel.as_slice(), [KernelSection::Skipped { .. }]), "{:?}", d.kernel);
     }
 
+    #[test]
     fn another_schema_or_document_is_refused() {
         let mut v = serde_json::to_value(doc(DiffSection::Skipped { skipped: "x".into(), kernel: "k".into() })).unwrap();
         v["schema"] = "ringlab/0".into();
