@@ -499,12 +499,11 @@ fn a_receive_that_looks_its_entry_up_again_goes_astray() {
     }
 }
 
-/// The batch's constants with room for two packets in a poll and on the
-/// ring, and a third packet for the poll.
+/// The batch's constants (polls of three) with room for two packets on
+/// the ring.
 fn batch_cfg() -> Config {
     Config {
         rx_size: 2,
-        poll_budget: 3,
         ..Config::batch()
     }
 }

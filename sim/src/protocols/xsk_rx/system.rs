@@ -294,26 +294,26 @@ impl XskRx {
 
     /// bpf_redirect_xsk(k) (seed 002, with ringlab's comparison): the
     /// queue keeps a socket and XSKMAP entry k names that socket
-    /// (mutant-redirect-xsk-ignore-key: whatever k names).
-    fn redirect_xsk(&mut self, k: Sock) -> Option<Sock> {
+    /// (mutant-redirect-xsk-ignore-key: whatever k names); and whether it
+    /// read entry k (the fast path's one map lookup).
+    fn fast_target(&self, k: Sock) -> (Option<Sock>, bool) {
         let q = self.rxq.xsk();
         if self.cfg.spec.redirect != Redirect::Xsk || q == 0 {
-            return None;
+            return (None, false);
         }
         if ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
-            return Some(q);
+            return (Some(q), false);
         }
-        (self.map.lookup(k, &mut self.cost) == Some(q)).then_some(q)
+        ((self.map.get(k) == Some(q)).then_some(q), true)
     }
 
-    /// The socket bpf_redirect_xsk(k) would choose, without counting the
-    /// lookup: what the driver's batch is decided by.
-    fn fast_target(&self, k: Sock) -> Option<Sock> {
-        let q = self.rxq.xsk();
-        if self.cfg.spec.redirect != Redirect::Xsk || q == 0 {
-            return None;
+    /// fast_target(k), its lookup counted.
+    fn redirect_xsk(&mut self, k: Sock) -> Option<Sock> {
+        let (q, read) = self.fast_target(k);
+        if read {
+            self.cost.map_lookups += 1;
         }
-        (ringlab_mutant::on("mutant-redirect-xsk-ignore-key") || self.map.get(k) == Some(q)).then_some(q)
+        q
     }
 
     /// XskRcvBatch(c): xsk_rcv_batch() takes the oldest packet of c's
@@ -395,7 +395,7 @@ impl XskRx {
         // The driver's batch: a packet taking the fast path joins it (not
         // full, same socket); any other waits until it is received
         // (mutant-redirect-xsk-batch-reorder: is handled first).
-        let fast_q = if v == Verdict::Redirect && spec.batch > 1 { self.fast_target(k) } else { None };
+        let (fast_q, read) = if v == Verdict::Redirect && spec.batch > 1 { self.fast_target(k) } else { (None, false) };
         let batched = fast_q.is_some();
         let pend = &self.pend[ci];
         let waits = if batched {
@@ -411,10 +411,10 @@ impl XskRx {
             return Err(off("XdpRun", "no packet left"));
         };
         if let Some(q) = fast_q {
-            // bpf_redirect_xsk()'s one read of entry k (none when it
-            // ignores the key), its store of the socket in bpf_net_context
-            // and the driver's take of it, then the packet kept
-            if !ringlab_mutant::on("mutant-redirect-xsk-ignore-key") {
+            // bpf_redirect_xsk()'s read of entry k, its store of the
+            // socket in bpf_net_context and the driver's take of it, then
+            // the packet kept
+            if read {
                 self.cost.map_lookups += 1;
             }
             self.cost.fast += 1;
