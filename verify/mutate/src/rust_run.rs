@@ -4,10 +4,10 @@
 //!
 //! cargo-mutants lists the mutants; each chosen one is written into a
 //! copy of the sources under target/ringlab/mutate/tree (so the working
-//! tree is never touched), built, and tested there, one at a time. The copy
-//! builds into the repository's own target directory, which keeps the
-//! dependencies' builds. (cargo-mutants' own runner cannot run a chosen
-//! few: its name filters let struct-field deletions through.)
+//! tree is never touched), built, and tested there, one at a time, in a
+//! target directory of its own (target/ringlab/mutate/target; see run()).
+//! (cargo-mutants' own runner cannot run a chosen few: its name filters
+//! let struct-field deletions through.)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -243,6 +243,7 @@ fn try_mutant(
     limits: &mut Limits,
 ) -> Result<(Verdict, String), String> {
     let original = apply(tree, m)?;
+    let restore = || std::fs::write(tree.join(&m.file), &original).map_err(|e| format!("restoring {}: {e}", m.file));
     let result = (|| {
         for p in c.tests {
             match run_for(test_cmd(tree, target, &[p], true), BUILD_LIMIT)? {
@@ -254,14 +255,39 @@ fn try_mutant(
             let t0 = Instant::now();
             match run_for(test_cmd(tree, target, &[p], false), limit)? {
                 None => return Ok((Verdict::Timeout, format!("the tests of {p} ran past {} s", limit.as_secs()))),
-                Some(false) => return Ok((Verdict::Killed, format!("a test of {p} failed"))),
+                Some(false) => {
+                    if !limits.has_passed(p) {
+                        restore()?;
+                        baseline(tree, target, p, limits)?;
+                    }
+                    return Ok((Verdict::Killed, format!("a test of {p} failed")));
+                }
                 Some(true) => limits.passed(p, t0.elapsed()),
             }
         }
         Ok((Verdict::Survived, format!("every test of {} passed", c.tests.join(", "))))
     })();
-    std::fs::write(tree.join(&m.file), original).map_err(|e| format!("restoring {}: {e}", m.file))?;
+    restore()?;
     result
+}
+
+/// A package's tests on the unmutated sources, run the first time they
+/// fail on a mutant before they have passed on any: tests that fail
+/// anyway (a broken test, a missing tool) would count every mutant as
+/// killed.
+fn baseline(tree: &Path, target: &Path, p: &str, limits: &mut Limits) -> Result<(), String> {
+    let t0 = Instant::now();
+    match run_for(test_cmd(tree, target, &[p], false), TEST_LIMIT)? {
+        Some(true) => {
+            limits.passed(p, t0.elapsed());
+            Ok(())
+        }
+        ran => Err(format!(
+            "the tests of {p} {} on the unmutated sources too, so they cannot tell a mutant: \
+             run `cargo test -p {p}` and mend them first",
+            if ran.is_none() { format!("run past {} s", TEST_LIMIT.as_secs()) } else { "fail".into() }
+        )),
+    }
 }
 
 const BUILD_LIMIT: Duration = Duration::from_secs(900);
@@ -285,6 +311,10 @@ impl Limits {
         }
     }
 
+    fn has_passed(&self, package: &str) -> bool {
+        self.0.contains_key(package)
+    }
+
     fn passed(&mut self, package: &str, took: Duration) {
         let e = self.0.entry(package.to_string()).or_default();
         *e = (*e).max(took);
@@ -297,7 +327,13 @@ pub fn run(root: &Path, reviewed: &Reviewed, opts: &RustOpts) -> Result<Vec<Muta
     let base = ringlab_tlc::check::out_dir(root).join("mutate");
     let tree = base.join("tree");
     sync(root, &tree).map_err(|e| format!("copying the sources to {}: {e}", tree.display()))?;
-    let target: PathBuf = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+    // The copy has a target directory of its own. Cargo names a workspace
+    // package's build by its path inside the workspace, so the copy's
+    // builds in the repository's target directory would be taken for the
+    // repository's own (their dep-info names the copy's files, which do
+    // not change): later builds of the working tree would link the copy's
+    // code, a mutant's or an older version's.
+    let target: PathBuf = base.join("target");
     let mut out = Vec::new();
     let mut limits = Limits::default();
     for c in CRATES.iter().filter(|c| opts.crates.is_empty() || opts.crates.iter().any(|n| n == c.package)) {
@@ -395,5 +431,45 @@ mod tests {
         assert_eq!(l.of("q"), Duration::from_secs(60));
         l.passed("r", Duration::from_secs(400));
         assert_eq!(l.of("r"), TEST_LIMIT);
+    }
+
+    /// A one-package workspace whose test is `src/lib.rs`'s `broken()`.
+    fn workspace(name: &str, broken: bool) -> PathBuf {
+        let tree = std::env::temp_dir().join(format!("ringlab-mutate-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tree);
+        std::fs::create_dir_all(tree.join("src")).unwrap();
+        let manifest = "[package]\nname = \"bl\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n";
+        std::fs::write(tree.join("Cargo.toml"), manifest).unwrap();
+        let lib = format!(
+            "pub fn one() -> u32 {{\n    1\n}}\n#[test]\nfn t() {{\n    assert_eq!(one(), 1);\n    assert!(!{broken});\n}}\n"
+        );
+        std::fs::write(tree.join("src/lib.rs"), lib).unwrap();
+        tree
+    }
+
+    fn one_to_two() -> Listed {
+        Listed {
+            name: "src/lib.rs:2:5: replace one -> u32 with 2".into(),
+            file: "src/lib.rs".into(),
+            genre: "FnValue".into(),
+            span: Span { start: Pos { line: 2, column: 5 }, end: Pos { line: 2, column: 6 } },
+            replacement: "2".into(),
+        }
+    }
+
+    const BL: Crate = Crate { package: "bl", files: &[], tests: &["bl"] };
+
+    #[test]
+    fn a_mutant_is_killed_only_by_tests_that_pass_unmutated() {
+        let tree = workspace("killed", false);
+        let target = tree.join("target");
+        let (v, _) = try_mutant(&tree, &target, &BL, &one_to_two(), &mut Limits::default()).unwrap();
+        assert_eq!(v, Verdict::Killed);
+        let tree2 = workspace("broken", true);
+        let err = try_mutant(&tree2, &target, &BL, &one_to_two(), &mut Limits::default()).unwrap_err();
+        assert!(err.contains("unmutated"), "{err}");
+        assert!(std::fs::read_to_string(tree2.join("src/lib.rs")).unwrap().contains("    1\n"), "restored");
+        let _ = std::fs::remove_dir_all(&tree);
+        let _ = std::fs::remove_dir_all(&tree2);
     }
 }
