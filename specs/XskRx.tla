@@ -103,7 +103,7 @@ ASSUME Mutant \in {"none", "xdp-missing-flush", "xsk-gen-rx-race",
                    "rxq-xsk-tx-only", "redirect-rereads-entry",
                    "redirect-xsk-batch-tail-lost", "redirect-xsk-batch-reorder",
                    "redirect-xsk-batch-stale-sock", "redirect-xsk-batch-overflow",
-                   "redirect-xsk-batch-mixed-sock"}
+                   "redirect-xsk-batch-mixed-sock", "redirect-xsk-batch-sg-unchecked"}
 
 Sockets == 1..NSockets
 Keys == Sockets   \* the XSKMAP's indexes
@@ -399,7 +399,9 @@ XdpRun(c) ==
 
 \* xsk_rcv_batch(): the driver receives the oldest packet of its batch
 \* into the socket kept for it (the mutant: the one the queue names now),
-\* with xsk_rcv()'s checks, as XdpRun receives one that is not batched.
+\* with xsk_rcv()'s checks, as XdpRun receives one that is not batched
+\* (redirect-xsk-batch-sg-unchecked leaves out the one for a packet larger
+\* than a frame on a socket without XDP_USE_SG).
 XskRcvBatch(c) ==
     /\ poller = c /\ cpu[c].stage = "idle" /\ pend[c] # <<>>
     /\ pend' = [pend EXCEPT ![c] = Tail(@)]
@@ -410,7 +412,7 @@ XskRcvBatch(c) ==
                \/ (s \in TxOnly /\ Mutant # "rx-ring-missing-unchecked") ->
                   /\ fate' = [fate EXCEPT ![e.pkt] = "redirect_err"]
                   /\ UNCHANGED <<cpu, cnt>>
-             [] e.len > 1 /\ ~SG ->
+             [] e.len > 1 /\ ~SG /\ Mutant # "redirect-xsk-batch-sg-unchecked" ->
                   /\ fate' = [fate EXCEPT ![e.pkt] = "rx_dropped"]
                   /\ Bump(s, "rx_dropped")
                   /\ UNCHANGED cpu
@@ -634,6 +636,11 @@ DropsCounted ==
 \* an rx ring never ends inside a packet.
 MultiBufAllOrNone ==
     \A s \in Sockets : rxPub[s] > 0 => ~rx[s][rxPub[s]].contd
+
+\* Without XDP_USE_SG a packet is one chunk or none: no descriptor on an
+\* rx ring continues a packet (xsk_rcv_check(): -ENOSPC past a frame).
+ChunkedOnlyWithSG ==
+    ~SG => \A s \in Sockets : \A i \in DOMAIN rx[s] : ~rx[s][i].contd
 
 \* Nothing outside a NAPI poll is left for a flush: every flush list is
 \* empty and every descriptor reserved is published (xdp_do_flush()).

@@ -122,8 +122,9 @@ mod tests {
     fn reads_the_shipped_configs() {
         let m = ModelCfg::from_file(shipped("MCXskRx_Driver")).unwrap();
         assert_eq!(m.config, Config::driver());
-        assert_eq!(m.invariants.len(), 10);
-        assert_eq!(m.invariants[9], "RxInOrder");
+        assert_eq!(m.invariants.len(), 11);
+        assert_eq!(m.invariants[10], "RxInOrder");
+        assert_eq!(m.invariants[4], "ChunkedOnlyWithSG");
         assert_eq!(m.invariants[0], "BufConservation");
         assert_eq!(m.symmetry.as_deref(), Some("Perms"));
         assert_eq!(m.specification.as_deref(), Some("Spec"));

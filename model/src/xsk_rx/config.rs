@@ -152,6 +152,9 @@ crate::mutant::spec_mutants! {
     /// A packet for another socket joins
     /// the batch, which is kept with one socket.
     RedirectXskBatchMixedSock => "redirect-xsk-batch-mixed-sock",
+    /// Xsk_rcv_batch() leaves out
+    /// xsk_rcv_check()'s frame-size test for sockets without XDP_USE_SG.
+    RedirectXskBatchSgUnchecked => "redirect-xsk-batch-sg-unchecked",
 }
 
 /// The spec's CONSTANTS. CPUs are model values, named here and numbered

@@ -6,11 +6,12 @@ use super::state::{si, Buf, Fate, Sst, Stage, State};
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 14] = [
+pub const INVARIANTS: [Invariant; 15] = [
     ("BufConservation", State::buf_conservation),
     ("PktAccounted", State::pkt_accounted),
     ("DropsCounted", State::drops_counted),
     ("MultiBufAllOrNone", State::multi_buf_all_or_none),
+    ("ChunkedOnlyWithSG", State::chunked_only_with_sg),
     ("FlushedAtPollEnd", State::flushed_at_poll_end),
     ("NoUseAfterFree", State::no_use_after_free),
     ("NapiBudget", State::napi_budget),
@@ -116,6 +117,12 @@ impl State {
                 !d.contd
             }
         })
+    }
+
+    /// ChunkedOnlyWithSG: without XDP_USE_SG no descriptor on an rx ring
+    /// continues a packet.
+    pub fn chunked_only_with_sg(&self, cfg: &Config) -> bool {
+        cfg.sg || self.rx.iter().flatten().all(|d| !d.contd)
     }
 
     /// FlushedAtPollEnd: on the driver path, outside a NAPI poll, every

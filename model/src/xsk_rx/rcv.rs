@@ -171,7 +171,7 @@ impl State {
             || (cfg.tx_only(s) && cfg.mutant != Mutant::RxRingMissingUnchecked)
         {
             t.fate[p] = Fate::RedirectErr;
-        } else if e.len > 1 && !cfg.sg {
+        } else if e.len > 1 && !cfg.sg && cfg.mutant != Mutant::RedirectXskBatchSgUnchecked {
             t.fate[p] = Fate::RxDropped;
             t.bump(s, Counter::RxDropped);
         } else {

@@ -152,6 +152,13 @@ pub fn explain(st: &State, cfg: &Config, invariant: &str) -> String {
                 }
             }
         }
+        "ChunkedOnlyWithSG" => {
+            for (s, q) in st.rx.iter().enumerate() {
+                for d in q.iter().filter(|d| d.contd) {
+                    out.push(format!("socket {}: packet {} continues past a chunk without XDP_USE_SG", s + 1, d.pkt));
+                }
+            }
+        }
         _ => {}
     }
     if out.is_empty() {
