@@ -144,3 +144,59 @@ macro_rules! forward_ring_mem {
 }
 
 forward_ring_mem!(&M, Arc<M>);
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// A ring with only the methods RingMem requires, as an implementor
+    /// over memory it does not own writes it (kernel/src/mmap_ring.rs):
+    /// the provided ones are the trait's own.
+    struct Bare {
+        counters: [AtomicU32; 3],
+        slots: RefCell<Vec<u32>>,
+    }
+
+    unsafe impl RingMem for Bare {
+        type Entry = u32;
+        fn producer(&self) -> &AtomicU32 {
+            &self.counters[0]
+        }
+        fn consumer(&self) -> &AtomicU32 {
+            &self.counters[1]
+        }
+        fn flags(&self) -> &AtomicU32 {
+            &self.counters[2]
+        }
+        fn size(&self) -> u32 {
+            self.slots.borrow().len() as u32
+        }
+        unsafe fn read(&self, idx: u32) -> u32 {
+            let i = (idx & self.mask()) as usize;
+            self.slots.borrow()[i]
+        }
+        unsafe fn write(&self, idx: u32, entry: u32) {
+            let i = (idx & self.mask()) as usize;
+            self.slots.borrow_mut()[i] = entry;
+        }
+    }
+
+    #[test]
+    fn provided_methods_wrap_positions_onto_slots() {
+        let r = Bare { counters: Default::default(), slots: RefCell::new(vec![0; 8]) };
+        assert_eq!(r.mask(), 7);
+        let first = u32::MAX - 1;
+        unsafe {
+            r.write_n(first, &[10, 11, 12]);
+            r.write_with(first.wrapping_add(3), 2, |i| 20 + i);
+            assert_eq!(*r.slots.borrow(), [12, 20, 21, 0, 0, 0, 10, 11]);
+            let mut out = [0; 5];
+            r.read_n(first, &mut out);
+            assert_eq!(out, [10, 11, 12, 20, 21]);
+            let mut seen = Vec::new();
+            r.read_with(first, 5, |e| seen.push(e));
+            assert_eq!(seen, out);
+        }
+    }
+}
