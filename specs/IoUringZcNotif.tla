@@ -322,7 +322,7 @@ IoSendZc(r) ==
        /\ o = "all" <=> u = ReqLen - sent[r]
        /\ o # "all" => o \in Fails
        /\ o \in {"pipe", "fault"} => u = 0
-       \* io_send_zc_import() runs before the first sendmsg only
+       \* io_send_zc_import() runs while nothing is sent yet (!zc->done_io)
        /\ o = "fault" => sent[r] = 0
        /\ \E ks \in Choices(r, u) :
           LET q == Queue(r, ks, nd)

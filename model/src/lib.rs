@@ -1,7 +1,8 @@
 //! ringlab reference model: the state machines of specs/XskRing.tla,
-//! specs/XskCopyTx.tla, specs/DevmemTokens.tla and specs/XskRx.tla in Rust, an
-//! explicit-state checker over them, and readers for TLC's values and
-//! traces so TLC behaviours can be replayed in the model.
+//! specs/XskCopyTx.tla, specs/DevmemTokens.tla, specs/XskRx.tla and
+//! specs/IoUringZcNotif.tla in Rust, an explicit-state checker over them,
+//! and readers for TLC's values and traces so TLC behaviours can be
+//! replayed in the model.
 
 pub mod cfg;
 pub mod paths;
@@ -12,6 +13,7 @@ pub mod copy_tx;
 pub mod desc;
 pub mod devmem;
 pub mod explore;
+pub mod iouring_zc;
 mod mutant;
 pub mod replay;
 pub mod tla;
