@@ -7,48 +7,17 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
+use common::dump::{dump_states, squash, Printed};
 use ringlab_model::devmem::{self, tla, Config, ModelCfg, State};
 use ringlab_tlc::{RunOpts, TlcResult};
-
-/// A state as variable -> value, whitespace removed (TLC breaks long
-/// values over lines; no value of the spec has a space inside a string).
-type Printed = BTreeMap<String, String>;
-
-fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
 
 fn printed(cfg: &Config, s: &State) -> Printed {
     tla::variables(cfg, s)
         .into_iter()
         .map(|(k, v)| (k.to_string(), squash(&v)))
         .collect()
-}
-
-/// The states of a TLC -dump file.
-fn dump_states(text: &str) -> Vec<Printed> {
-    let mut out = Vec::new();
-    let mut cur: Option<Printed> = None;
-    let mut var: Option<String> = None;
-    for line in text.lines() {
-        if line.starts_with("State ") && line.ends_with(':') {
-            out.extend(cur.take());
-            cur = Some(Printed::new());
-            var = None;
-        } else if let Some(rest) = line.strip_prefix("/\\ ") {
-            let (name, value) = rest.split_once(" = ").expect("`/\\ var = value`");
-            cur.as_mut()
-                .expect("a state")
-                .insert(name.to_string(), squash(value));
-            var = Some(name.to_string());
-        } else if let (Some(c), Some(v)) = (cur.as_mut(), var.as_ref()) {
-            c.get_mut(v).unwrap().push_str(&squash(line));
-        }
-    }
-    out.extend(cur);
-    out
 }
 
 /// Every reachable state of the model, and the successors computed.

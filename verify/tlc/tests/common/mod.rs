@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 pub use ringlab_tlc::specs_dir;
+pub mod dump;
+
 use ringlab_tlc::trace::{TraceError, Verdict};
 use ringlab_tlc::Tlc;
 
