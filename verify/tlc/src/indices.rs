@@ -83,12 +83,16 @@ const XSK_RX: Layout = Layout {
     only_if_moving: &["rxqXsk", "fastXs"],
 };
 
+/// IoUringZcNotif: its rings are sequences in the spec; the counters.
+const IOURING: Layout = Layout { rings: &[], counters: &["todo", "reaped"], only_if_moving: &[] };
+
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
     Some(match protocol(vars)? {
         Protocol::CopyTx => &COPY_TX,
         Protocol::SharedUmem => &SHARED_UMEM,
         Protocol::Devmem => &DEVMEM,
         Protocol::XskRx => &XSK_RX,
+        Protocol::IoUring => &IOURING,
     })
 }
 

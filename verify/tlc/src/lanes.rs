@@ -25,6 +25,7 @@ pub enum Protocol {
     SharedUmem,
     Devmem,
     XskRx,
+    IoUring,
 }
 
 /// Which protocol a state is of, or None (a ring trace, drawn as a ring).
@@ -38,6 +39,8 @@ pub fn protocol(vars: &serde_json::Map<String, Json>) -> Option<Protocol> {
         Some(Protocol::Devmem)
     } else if has(&["ufree", "fq", "fqHeld", "kfree", "rx", "rxPub", "cpu"]) {
         Some(Protocol::XskRx)
+    } else if has(&["sq", "compl", "tw", "cq", "ovf", "nd", "skb"]) {
+        Some(Protocol::IoUring)
     } else {
         None
     }
@@ -52,6 +55,7 @@ pub fn lanes(vars: &serde_json::Map<String, Json>) -> Option<Vec<Lane>> {
         Protocol::SharedUmem => shared_umem(&v),
         Protocol::Devmem => devmem(&v),
         Protocol::XskRx => xsk_rx(&v),
+        Protocol::IoUring => iouring(&v),
     })
 }
 
@@ -154,6 +158,21 @@ fn devmem(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
         }
     }
     out
+}
+
+/// IoUringZcNotif: the SQ, the submission's request CQEs, the
+/// notifications queued as task work, the CQ and its overflow list, the
+/// skbs in flight.
+fn iouring(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let seq = |n: &str| v(n).map(|x| frames(&x)).unwrap_or_default();
+    vec![
+        lane("SQ", seq("sq")),
+        lane("request CQEs to flush", seq("compl")),
+        lane("task work", seq("tw")),
+        lane("CQ", seq("cq")),
+        lane("overflow list", seq("ovf")),
+        lane("skbs", seq("skb")),
+    ]
 }
 
 fn lane(name: &str, items: Vec<String>) -> Lane {
