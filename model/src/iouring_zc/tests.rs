@@ -224,16 +224,7 @@ fn overflowed_cqes_keep_their_order() {
     let cfg = Config::zc_notif();
     // CQ of one: 1's -ENOMEM CQE fills it, 2's CQE overflows, and 2's
     // notification, posted with the CQ empty again, waits behind it.
-    let mut steps = two(PrepOutcome::Nomem);
-    steps.extend([
-        prep(PrepOutcome::Ok),
-        send(2, SendOutcome::All, &[1, 2]),
-        Action::IoSubmitFlushCompletions,
-        Action::UserReap,
-        Action::SkbFree(1),
-        Action::SkbFree(2),
-        Action::IoRunTaskWork,
-    ]);
+    let steps = steps_to_notif();
     let s = run(&cfg, &steps);
     assert!(s.cq.is_empty());
     assert_eq!(s.ovf, [Cqe::req(2, 2, true), Cqe::notif_of(2)]);
@@ -285,6 +276,9 @@ fn overflowed_cqes_keep_their_order() {
     assert_eq!(first(&bypass, &s), Some("CqeNotLost"));
 }
 
+/// Request 1 fails without a notification and its CQE fills the CQ;
+/// request 2 sends whole, its CQE overflows, and its notification is
+/// posted behind it.
 fn steps_to_notif() -> Vec<Action> {
     let mut steps = two(PrepOutcome::Nomem);
     steps.extend([
