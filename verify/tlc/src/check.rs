@@ -185,12 +185,18 @@ pub fn run_model(
     }
 }
 
-/// How a passing run's distinct states and depth differ from the
-/// manifest's, if they do. The depth is compared only when `exact_depth`
-/// (TLC ran on one worker): on more, its search is breadth-first only
-/// roughly and the depth it reports can differ by one from run to run.
+/// How a run's distinct states and depth differ from the manifest's, if
+/// they do. The depth is compared only when `exact_depth` (TLC ran on one
+/// worker): on more, its search is breadth-first only roughly and the
+/// depth it reports can differ by one from run to run. A run that stops at
+/// a violation (or deadlock) stops wherever its one worker found it: its
+/// figures are compared only when they are a reference model's, whose
+/// search takes successors in TLC's order and must stop at the same
+/// state; a spec edit that keeps the outcome but moves the first bad
+/// state is then caught too.
 pub fn drift(m: &Model, res: &TlcResult, reference: Option<&Reference>, exact_depth: bool) -> Option<String> {
-    if !matches!(res.outcome, Outcome::Pass) {
+    let stopped = matches!(res.outcome, Outcome::Violation(_) | Outcome::Deadlock);
+    if !matches!(res.outcome, Outcome::Pass) && !(stopped && exact_depth && reference.is_some()) {
         return None;
     }
     let mut differ = Vec::new();
@@ -351,8 +357,12 @@ mod tests {
         // distinct states still are.
         assert_eq!(drift(&model(10, 4), &ran(Outcome::Pass, 10, 5), None, false), None);
         assert!(drift(&model(10, 4), &ran(Outcome::Pass, 11, 5), None, false).is_some());
-        // A violation stops wherever it is found: no figures to compare.
-        let v = Outcome::Violation("Inv".into());
-        assert_eq!(drift(&model(10, 4), &ran(v, 3, 2), Some(&r), true), None);
+        // A violation's figures are a reference model's only on one
+        // worker; without a reference they are not compared.
+        let v = || Outcome::Violation("Inv".into());
+        assert!(drift(&model(10, 4), &ran(v(), 3, 2), Some(&r), true).is_some_and(|d| d.contains("3 distinct states")));
+        assert_eq!(drift(&model(3, 2), &ran(v(), 3, 2), Some(&r), true), None);
+        assert_eq!(drift(&model(10, 4), &ran(v(), 3, 2), Some(&r), false), None);
+        assert_eq!(drift(&model(10, 4), &ran(v(), 3, 2), None, true), None);
     }
 }
