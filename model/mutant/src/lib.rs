@@ -48,6 +48,10 @@ pub const KNOWN: &[&str] = &[
     "mutant-redirect-xsk-batch-tail-lost",
     "mutant-redirect-xsk-batch-reorder",
     "mutant-redirect-xsk-batch-stale-sock",
+    // io_uring zero-copy send (sim/src/protocols/iouring_zc).
+    "mutant-iou-skip-notif",
+    "mutant-iou-notif-order",
+    "mutant-iou-fixedbuf-life",
     // The model as oracle of the live diff and the chain (model/src).
     "mutant-diff-straddle",
     "mutant-diff-budget-33",
