@@ -32,3 +32,4 @@ pub mod repro;
 pub mod diff_doc;
 pub mod faults;
 pub mod kernel_test;
+pub mod iouring;
