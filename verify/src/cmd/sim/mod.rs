@@ -1,7 +1,8 @@
 //! `ringlab sim`: the simulator's protocols under the harness (see
 //! sim/src/harness/): `ring` (one xsk ring), `copy-tx` (copy-mode
 //! transmit, also what `ringlab sim` with no subcommand runs), `devmem`
-//! (devmem TCP receive tokens), `xsk-rx` (AF_XDP receive), each under the
+//! (devmem TCP receive tokens), `xsk-rx` (AF_XDP receive), `iouring-zc`
+//! (io_uring zero-copy send and its notifications), each under the
 //! seeded deterministic scheduler (every invariant after every step) or on real threads; and
 //! `replay` of a recorded trace. Every run prints its seed; a failing
 //! deterministic run leaves its trace, which `ringlab sim replay` replays.
@@ -9,6 +10,7 @@
 
 mod copy_tx;
 mod devmem;
+mod iouring_zc;
 mod replay;
 mod ring;
 mod xsk_rx;
@@ -32,6 +34,8 @@ pub enum SimCmd {
     Devmem(devmem::DevmemArgs),
     /// AF_XDP receive (specs/XskRx.tla: XSKMAP or XDP_REDIRECT_XSK, driver or generic path), then its cost table per packet
     XskRx(xsk_rx::XskRxArgs),
+    /// io_uring SEND_ZC and its notifications (specs/IoUringZcNotif.tla): submitter, network stack, reaper
+    IouringZc(iouring_zc::IoUringZcArgs),
     /// Replay a recorded trace: the first step that differs, or that it replays exactly
     Replay(replay::ReplayArgs),
 }
@@ -55,6 +59,7 @@ pub fn run(a: &SimArgs) -> Result<bool, String> {
         Some(SimCmd::Devmem(d)) => devmem::run(d),
         Some(SimCmd::Ring(r)) => ring::run(r),
         Some(SimCmd::XskRx(x)) => xsk_rx::run(x),
+        Some(SimCmd::IouringZc(i)) => iouring_zc::run(i),
         Some(SimCmd::Replay(r)) => replay::run(r),
     }
 }
@@ -198,6 +203,7 @@ mod tests {
         assert!(matches!(parse("ring --ring tx --size 8").unwrap().cmd, Some(SimCmd::Ring(_))));
         assert!(matches!(parse("ring check t.jsonl").unwrap().cmd, Some(SimCmd::Ring(_))));
         assert!(matches!(parse("replay t.jsonl").unwrap().cmd, Some(SimCmd::Replay(_))));
+        assert!(matches!(parse("iouring-zc --threads").unwrap().cmd, Some(SimCmd::IouringZc(_))));
         assert!(parse("--seed 3 ring").is_err());
         assert!(parse("replay").unwrap_err().contains("FILE"));
     }
