@@ -21,6 +21,7 @@ use ringlab_results::DiffSection;
 
 use super::{chain, rx_chain};
 use ringlab_kernel::empty::AllowEmpty;
+use ringlab_kernel::iouring;
 
 /// XSK_MAX_GENERIC_XMIT_BATCH in the series.
 pub const MAX_BATCH: u32 = 1024;
@@ -63,6 +64,10 @@ pub struct DiffArgs {
     /// path
     #[arg(long, value_enum, default_value_t = Redirect::Map, conflicts_with = "replay")]
     redirect: Redirect,
+    /// io_uring SEND_ZC instead: its seeded campaign against
+    /// IoUringZcNotif's model (with --replay, an io_uring replay file)
+    #[arg(long, conflicts_with_all = ["profile", "redirect", "no_chain", "itf"])]
+    iouring: bool,
     #[command(flatten)]
     empty: AllowEmpty,
 }
@@ -121,6 +126,9 @@ fn profile(name: ProfileName, tx: TxArgs) -> Result<Profile, String> {
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool, String> {
+    if a.iouring {
+        return run_iouring(a);
+    }
     if a.replay.is_none() {
         a.empty.count("--scenarios", a.scenarios)?;
     }
@@ -291,4 +299,73 @@ fn print_summary(s: &Summary) {
         s.divergences.len(),
         rate
     );
+}
+
+/// `ringlab diff --iouring`: the io_uring campaign, or one of its replay
+/// files. SKIP where io_uring is disabled or not permitted.
+fn run_iouring(a: &DiffArgs) -> Result<bool, String> {
+    if a.replay.is_none() {
+        a.empty.count("--scenarios", a.scenarios)?;
+    }
+    if let Some(why) = iouring::sys::skip_reason() {
+        return Ok(a.empty.skip(&why));
+    }
+    if let Some(file) = &a.replay {
+        let (r, d) = iouring::campaign::replay(file).map_err(|e| e.to_string())?;
+        println!("replay {} (recorded on {}; now {})", file.display(), r.kernel, release());
+        return Ok(match d {
+            None => {
+                println!("kernel and model agree on all {} requests", r.scenario.requests().count());
+                true
+            }
+            Some(d) => {
+                println!("diverges at step {} (CQE {:?}): {}", d.step, d.cqe, d.why);
+                false
+            }
+        });
+    }
+    let seed = seed_or_clock(a.seed);
+    let out = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
+    let sum = iouring::campaign::run(iouring::campaign::Opts { scenarios: a.scenarios, seed, progress: !a.json, out })
+        .map_err(|e| format!("io_uring campaign: {e}"))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&sum).map_err(|e| e.to_string())?);
+    } else {
+        print_iouring(&sum);
+    }
+    Ok(sum.divergences.is_empty())
+}
+
+fn print_iouring(s: &iouring::campaign::Summary) {
+    for (d, f) in s.divergences.iter().zip(s.replay_files.iter().map(Some).chain(std::iter::repeat(None))) {
+        println!("divergence (scenario seed {:#x}, {} requests after shrinking) at step {}: {}", d.seed, d.scenario.requests().count(), d.divergence.step, d.divergence.why);
+        if let Some(f) = f {
+            println!("  replay: ringlab diff --iouring --replay {}", f.display());
+        }
+    }
+    let classes: Vec<String> = s.classes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    println!("requests by class: {}", classes.join(", "));
+    println!("kernel {}, seed {}: {} ({:.1} s)", s.kernel, s.seed, s.line(), s.seconds);
+}
+
+/// The io_uring diff `ringlab verify` runs beside the AF_XDP one: its
+/// result line, and whether it passed (a SKIP passes only with
+/// `allow_empty`).
+pub fn iouring_verify(scenarios: u64, seed: u64, progress: bool, allow_empty: bool) -> (bool, String) {
+    if let Some(why) = iouring::sys::skip_reason() {
+        return (allow_empty, format!("iouring diff SKIP: {why}"));
+    }
+    if progress {
+        eprintln!("iouring diff: {scenarios} scenarios, seed {seed} (rerun with ringlab diff --iouring --scenarios {scenarios} --seed {seed})");
+    }
+    let out = ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff"));
+    match iouring::campaign::run(iouring::campaign::Opts { scenarios, seed, progress, out }) {
+        Ok(sum) => {
+            for f in &sum.replay_files {
+                eprintln!("iouring diff: divergence, replay: ringlab diff --iouring --replay {}", f.display());
+            }
+            (sum.divergences.is_empty(), sum.line())
+        }
+        Err(e) => (false, format!("iouring diff error: {e}")),
+    }
 }

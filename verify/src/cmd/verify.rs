@@ -18,6 +18,9 @@ use super::mutants::run_mutants;
 use super::prove::{print_proofs, run_proofs};
 use crate::{mutants, table};
 
+/// The io_uring diff's scenarios in `ringlab verify` (a few seconds).
+const IOURING_SCENARIOS: u64 = 100;
+
 #[derive(Args)]
 pub struct VerifyArgs {
     #[command(flatten)]
@@ -59,6 +62,11 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults))
     });
     let diff = clock.time("diff", || super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet));
+    // io_uring SEND_ZC against IoUringZcNotif's model, beside the AF_XDP diff.
+    let (iouring_ok, iouring_line) = clock.time("iouring diff", || {
+        super::diff::iouring_verify(IOURING_SCENARIOS, a.diff_seed, !a.common.quiet, a.empty.allow_empty)
+    });
+    eprintln!("{iouring_line}");
     let empty = diff.tested_nothing(a.empty.allow_empty);
     if empty {
         eprintln!("verify: the live-kernel diff was skipped, which fails this run (add --allow-empty to accept it)");
@@ -73,7 +81,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         .chain(uresults.iter().map(|r| r.ok()))
         .chain(mutation.iter().map(|m| m.sample_ok()))
         // a skipped live diff tested nothing: a pass only with --allow-empty
-        .chain([diff.ok() && !empty, kernel.iter().all(KernelSection::ok)])
+        .chain([diff.ok() && !empty, iouring_ok, kernel.iter().all(KernelSection::ok)])
         .collect();
     let doc = VerifyDoc {
         header: Header::new(VerifyDoc::DOCUMENT),
@@ -112,12 +120,15 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
             println!("\n== Mutation campaign (fixed sample; `ringlab mutate` for all)");
             super::mutate::print_doc(m);
         }
-        println!("\n{}", summary(&doc));
+        println!("\n{}, {iouring_line}", summary(&doc));
         println!("{}", timing(&doc.seconds));
         println!("{}", table::closing("verify", &flags));
         // what failed, last, where CI logs are read from the end
         for p in doc.problems().iter().filter(|_| !doc.ok) {
             println!("FAILED {p}");
+        }
+        if !iouring_ok {
+            println!("FAILED {iouring_line}");
         }
         if !doc.ok {
             println!("detail: {} (every check, its outcome and error)", saved.display());
