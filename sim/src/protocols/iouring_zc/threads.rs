@@ -102,7 +102,12 @@ fn skbs(ctx: &Ctx, r: Req, u: u32, rng: &mut Rng) -> Option<Vec<SkbId>> {
 /// The submitter's task: io_uring_enter() rounds until every request is
 /// done and nothing of theirs is left in the kernel (skbs freed, task
 /// work run, overflowed CQEs back in the CQ).
-fn submitter(ctx: Arc<Ctx>, app: Arc<App>, seed: u64) -> Result<BTreeMap<&'static str, u64>, String> {
+fn submitter(
+    ctx: Arc<Ctx>,
+    app: Arc<App>,
+    failed: Stop,
+    seed: u64,
+) -> Result<BTreeMap<&'static str, u64>, String> {
     let mut rng = Rng::new(seed ^ 0x5b_0001);
     let mut did: BTreeMap<&'static str, u64> = BTreeMap::new();
     let spec = ctx.spec.clone();
@@ -163,7 +168,8 @@ fn submitter(ctx: Arc<Ctx>, app: Arc<App>, seed: u64) -> Result<BTreeMap<&'stati
             && ctx.task_work().is_empty()
             && !ctx.cq.overflowed()
             && ctx.submit_state().1.is_empty();
-        if done {
+        // Another thread saw something break: its error is the run's.
+        if done || failed.is_set() {
             return Ok(did);
         }
         idle = if any { 0 } else { idle + 1 };
@@ -195,7 +201,7 @@ fn issue(ctx: &Ctx, r: Req, rng: &mut Rng) -> bool {
 /// The network stack: skbs freed in any order until the submitter is
 /// done. It checks that no skb it transmits carries pages of a
 /// registered buffer that was freed.
-fn stack(ctx: Arc<Ctx>, stop: Stop, seed: u64) -> Result<u64, String> {
+fn stack(ctx: Arc<Ctx>, stop: Stop, failed: Stop, seed: u64) -> Result<u64, String> {
     let mut rng = Rng::new(seed ^ 0x57ac_0002);
     let mut freed = 0;
     loop {
@@ -209,6 +215,7 @@ fn stack(ctx: Arc<Ctx>, stop: Stop, seed: u64) -> Result<u64, String> {
         }
         let k = used[rng.below(used.len() as u32) as usize];
         if ctx.spec.fixed && ctx.bufs.freed() && ctx.skb(k).get().uarg != 0 {
+            failed.set();
             return Err(format!(
                 "skb {k} transmits pages of the registered buffer after they were freed (FixedBufPinned)"
             ));
@@ -233,7 +240,7 @@ struct Reaped {
 /// The application's completion side: CQEs reaped until the submitter is
 /// done and the CQ is empty; a buffer written again once its CQE allows
 /// (which, with a registered buffer, may unregister it midway).
-fn reaper(ctx: Arc<Ctx>, app: Arc<App>, stop: Stop, seed: u64) -> Result<Reaped, String> {
+fn reaper(ctx: Arc<Ctx>, app: Arc<App>, stop: Stop, failed: Stop, seed: u64) -> Result<Reaped, String> {
     let mut rng = Rng::new(seed ^ 0x7ea9_0003);
     let mut out = Reaped::default();
     let unregister_at = ctx.spec.fixed.then(|| u64::from(rng.below(4 * u32::from(ctx.spec.n_reqs))));
@@ -244,6 +251,7 @@ fn reaper(ctx: Arc<Ctx>, app: Arc<App>, stop: Stop, seed: u64) -> Result<Reaped,
                 if c.is_notif() {
                     out.notifs += 1;
                     if !app.got(c.r()).cqe {
+                        failed.set();
                         return Err(format!(
                             "the notification of request {} came before its CQE (ReqBeforeNotif)",
                             c.r()
@@ -260,6 +268,7 @@ fn reaper(ctx: Arc<Ctx>, app: Arc<App>, stop: Stop, seed: u64) -> Result<Reaped,
         for r in ctx.spec.reqs() {
             if !ctx.bufs.reused(r) && app.may_reuse(r, ctx.spec.reuse) {
                 if ctx.bufs.pins(r) > 0 {
+                    failed.set();
                     return Err(format!(
                         "request {r}: the application writes into pages an skb still carries (BufferNotReused)"
                     ));
@@ -278,17 +287,19 @@ fn round(cfg: &IoUringZcConfig, k: u64, r: &mut Report) -> Result<(), Failure> {
     let sys = IoUringZc::new(cfg.clone().seed(seed)).map_err(|m| Failure::at_start(seed, m))?;
     let mut crew = Crew::new();
     let stop = crew.stop();
+    // Set by a thread whose check failed, so that the others end.
+    let failed = Stop::default();
     let sub = {
-        let (ctx, app) = (sys.ctx.clone(), sys.app.clone());
-        crew.spawn("submitter", move || submitter(ctx, app, seed))
+        let (ctx, app, failed) = (sys.ctx.clone(), sys.app.clone(), failed.clone());
+        crew.spawn("submitter", move || submitter(ctx, app, failed, seed))
     };
     let st = {
-        let (ctx, stop) = (sys.ctx.clone(), stop.clone());
-        crew.spawn("stack", move || stack(ctx, stop, seed))
+        let (ctx, stop, failed) = (sys.ctx.clone(), stop.clone(), failed.clone());
+        crew.spawn("stack", move || stack(ctx, stop, failed, seed))
     };
     let rp = {
-        let (ctx, app, stop) = (sys.ctx.clone(), sys.app.clone(), stop.clone());
-        crew.spawn("reaper", move || reaper(ctx, app, stop, seed))
+        let (ctx, app, stop, failed) = (sys.ctx.clone(), sys.app.clone(), stop.clone(), failed.clone());
+        crew.spawn("reaper", move || reaper(ctx, app, stop, failed, seed))
     };
     let did = crew.join(sub);
     stop.set();
