@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ringlab::cmd::{check, diff, faults, kernel_test, mutants, mutate, probe, prove, report, repro, sim, verify};
+use ringlab::cmd::{bench, check, diff, faults, kernel_test, mutants, mutate, probe, prove, report, repro, sim, verify};
 
 #[derive(Parser)]
 #[command(
@@ -43,8 +43,8 @@ enum Cmd {
     Probe,
     /// Reproducers of kernel bugs ringlab found, held against the fix (they may crash the kernel: VM only)
     Repro(repro::ReproArgs),
-    /// Performance, as ratios to peers measured in the same run: ring, simulator, TLC, live datapath
-    Bench(ringlab_bench::BenchArgs),
+    /// Performance, as ratios to peers measured in the same run: ring, simulator, TLC, live datapath; `iouring`: zero-copy send
+    Bench(bench::BenchCmd),
     /// A kernel patch series against 6.12.117: checkpatch, W=1, then built, booted in qemu and tested against the model
     KernelTest(ringlab_kernel::kernel_test::KernelTestArgs),
 }
@@ -68,7 +68,7 @@ fn main() -> ExitCode {
         Cmd::Faults(a) => faults::run(&a),
         Cmd::Probe => probe::run(),
         Cmd::Repro(a) => repro::run(&a),
-        Cmd::Bench(a) => ringlab_bench::run(&a),
+        Cmd::Bench(a) => bench::run(&a),
         Cmd::KernelTest(a) => kernel_test::run(&a),
     };
     match done {

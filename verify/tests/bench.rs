@@ -1,6 +1,7 @@
-//! `ringlab bench --quick` of the ring and simulator benchmarks: the
-//! tables' structure (every row there, every figure and ratio finite and
-//! positive), the charts and bench.json. Never the timings themselves.
+//! `ringlab bench --quick` of the ring and simulator benchmarks, and
+//! `ringlab bench iouring --quick`: the tables' structure (every row there,
+//! every figure and ratio finite and positive), the charts and the JSON
+//! documents. Never the timings themselves.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -131,4 +132,72 @@ fn an_unknown_benchmark_is_a_usage_error() {
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("invalid value 'disk' for '--only"), "{err}");
     assert!(err.contains("[possible values: ring, sim, tlc, live]"), "{err}");
+}
+
+/// `ringlab bench iouring --quick`: every mode at every payload, with a
+/// figure, a ratio to msg_zerocopy (zc) and the seed's, and the seed's
+/// orderings each answered; or, where the machine cannot run it (no root,
+/// io_uring off, no namespaces), a SKIP that says why.
+#[test]
+fn quick_iouring_prints_every_mode_or_says_why_not() {
+    let out = out_dir("iouring");
+    let run = ringlab()
+        .args(["bench", "iouring", "--quick", "--quiet", "--allow-empty", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run ringlab bench iouring");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "ringlab bench iouring failed:\n{text}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(text.starts_with("ringlab bench iouring --quick\nmachine: "), "{text}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(out.join("iouring.json")).unwrap()).unwrap();
+    let tables = doc["tables"].as_array().unwrap();
+    if let Some(why) = tables[0]["skip"].as_str() {
+        assert!(text.contains(&format!("SKIP: {why}")) && !why.is_empty(), "{text}");
+        eprintln!("SKIP: {why}");
+        return;
+    }
+    let modes = [
+        "msg_zerocopy (non-zc)",
+        "msg_zerocopy (zc)",
+        "io_uring -n1 -z0",
+        "io_uring -n8 -z0",
+        "io_uring -n1 -f",
+        "io_uring -n1",
+        "io_uring -n8 -f",
+        "io_uring -n8",
+    ];
+    let rows = tables[0]["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["mode"].as_str().unwrap()).collect();
+    assert_eq!(names, modes);
+    for (r, m) in rows.iter().zip(modes) {
+        assert!(text.lines().any(|l| l.starts_with(&format!("{m} ")) && l.split_whitespace().count() > 10), "no row for {m}:\n{text}");
+        for p in ["4096", "1024", "128"] {
+            positive(r, &format!("k{p}"));
+            let zc = positive(r, &format!("zc{p}"));
+            if m == "msg_zerocopy (zc)" {
+                assert_eq!(zc, 1.0, "the base of the /zc column");
+            }
+            let spread = r[format!("spread{p}")].as_f64().unwrap();
+            assert!(spread.is_finite() && spread >= 0.0, "spread{p} = {spread}");
+        }
+        positive(r, "seed_k4096");
+        positive(r, "seed_zc4096");
+        assert!(text.contains(&format!("  {m}: ")), "{m} is not explained:\n{text}");
+    }
+    let notes = tables[0]["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("-f: ")), "-f is not defined: {notes:?}");
+    assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("before: load ")), "no load/calibration: {notes:?}");
+    let order = &tables[1];
+    assert_eq!(order["id"], "iouring_order");
+    let said: Vec<&str> = order["rows"].as_array().unwrap().iter().map(|r| r["here"].as_str().unwrap()).collect();
+    assert_eq!(said.len(), 9);
+    for s in said {
+        let parts: Vec<&str> = s.split(", ").collect();
+        assert_eq!(parts.len(), 3, "{s}");
+        for (part, p) in parts.iter().zip(["4096", "1024", "128"]) {
+            assert!(part.starts_with(&format!("{p} same")) || part.starts_with(&format!("{p} reversed")), "{s}");
+        }
+    }
+    assert!(out.join("iouring.svg").exists());
+    let _ = std::fs::remove_dir_all(&out);
 }

@@ -13,6 +13,16 @@
 //! saved with the others in `<out>/bench.json` (a [`BenchDoc`]).
 
 pub mod chart;
+pub mod iouring;
+pub mod iouring_drop;
+pub mod iouring_load;
+pub mod iouring_modes;
+pub mod iouring_net;
+pub mod iouring_pool;
+pub mod iouring_ring;
+pub mod iouring_seed;
+pub mod iouring_send;
+pub mod iouring_table;
 pub mod live;
 pub mod live_packet;
 pub mod live_xdp;

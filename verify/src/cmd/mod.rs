@@ -1,6 +1,7 @@
 //! `ringlab`'s subcommands, one file each.
 
 pub mod args;
+pub mod bench;
 pub mod check;
 pub mod chain;
 pub mod rx_chain;

@@ -1,0 +1,26 @@
+//! `ringlab bench`: the benchmarks of ringlab-bench measured side by side
+//! (`--only` picks some), or one experiment of its own as a subcommand.
+
+use clap::{Args, Subcommand};
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchCmd {
+    #[command(subcommand)]
+    pub sub: Option<BenchSub>,
+    #[command(flatten)]
+    pub all: ringlab_bench::BenchArgs,
+}
+
+#[derive(Subcommand)]
+pub enum BenchSub {
+    /// Seed 003's experiment: io_uring SEND_ZC against send(2), MSG_ZEROCOPY and IORING_OP_SEND, UDP over veth (root)
+    Iouring(ringlab_bench::iouring::IouringArgs),
+}
+
+pub fn run(a: &BenchCmd) -> Result<bool, String> {
+    match &a.sub {
+        Some(BenchSub::Iouring(i)) => ringlab_bench::iouring::run(i),
+        None => ringlab_bench::run(&a.all),
+    }
+}
