@@ -116,7 +116,7 @@ pub fn bench(o: &IouringOpts, progress: bool) -> Result<Vec<Table>, String> {
 
 fn measure(o: &IouringOpts, progress: bool, drop: &str) -> Result<Vec<Table>, String> {
     let before = iouring_load::sample();
-    let mut s = Samples::new();
+    let mut s = Samples::empty();
     for round in 0..o.rounds {
         for (p, payload) in PAYLOADS.iter().enumerate() {
             if progress {

@@ -21,7 +21,7 @@ pub struct Samples {
 }
 
 impl Samples {
-    pub fn new() -> Samples {
+    pub fn empty() -> Samples {
         let m = MODES.len();
         Samples {
             rate: vec![vec![Vec::new(); m]; PAYLOADS.len()],
@@ -192,7 +192,7 @@ mod tests {
     /// Made-up rates: mode m sends (m + 1) * 100 K/s in every round, the
     /// second round 10% faster throughout.
     fn samples() -> Samples {
-        let mut s = Samples::new();
+        let mut s = Samples::empty();
         for p in 0..PAYLOADS.len() {
             for m in 0..MODES.len() {
                 let k = (m + 1) as f64 * 1e5;
