@@ -58,8 +58,8 @@ pub struct Summary {
     /// CQEs that went through the model's overflow list in the replays
     /// (IoCqringOverflowFlush).
     pub overflows: u64,
-    /// Notifications the kernel flushed at cleanup, later than the model
-    /// (the profile rule of project.rs).
+    /// Notifications the kernel posted later than the model under the
+    /// profile rule of project.rs (cleanup flush, link before a fault).
     pub deferred: u64,
     /// Requests per failure class.
     pub classes: BTreeMap<String, u64>,
@@ -72,7 +72,7 @@ impl Summary {
     /// "iouring diff N/D div": scenarios and divergences.
     pub fn line(&self) -> String {
         format!(
-            "iouring diff {}/{} div ({} CQEs compared, {} model actions, {} zero-copy and {} copied notifications, {} batches flagging CQ overflow, {} CQEs through the overflow list, {} notifications flushed at cleanup)",
+            "iouring diff {}/{} div ({} CQEs compared, {} model actions, {} zero-copy and {} copied notifications, {} batches flagging CQ overflow, {} CQEs through the overflow list, {} notifications posted later than the model's (cleanup flush, link before a fault))",
             self.scenarios,
             self.divergences.len(),
             self.cqes,

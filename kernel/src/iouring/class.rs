@@ -109,6 +109,23 @@ impl Class {
             _ => false,
         }
     }
+
+    /// Whether a TCP send that failed with nothing queued may have
+    /// linked its notification behind another request's all the same:
+    /// skb_zerocopy_iter_stream() calls io_link_skb() on the write
+    /// queue's tail skb before the page pinning faults, and the link
+    /// stays; the notification is then posted in that chain. The model
+    /// links only a send that queued a unit ("fault" queues none), so
+    /// here too the kernel's notification may come later.
+    pub fn linked_on_fault(self, tcp: bool) -> bool {
+        tcp && self == Class::Unmapped
+    }
+
+    /// The two rules together: the kernel may post this request's
+    /// notification later than the model does.
+    pub fn posted_late(self, fixed: bool, tcp: bool) -> bool {
+        self.cleanup_flush(fixed) || self.linked_on_fault(tcp)
+    }
 }
 
 /// The class of every request of `s`, in submission order: a request's

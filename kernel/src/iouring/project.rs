@@ -10,12 +10,14 @@
 //! overflow the kernel did not flag, a buffer reused too early or a
 //! broken invariant is a divergence.
 //!
-//! One profile rule (class.rs, Class::cleanup_flush): the notification
-//! of a send that fails before sock_sendmsg() is flushed by
-//! io_send_zc_cleanup() once the submission's CQEs are posted, where the
-//! model puts it at the failure; such a notification, and only such, may
-//! come later in the kernel than in the model. The model's is reaped
-//! then and the kernel's is owed until the batch's end.
+//! One profile rule (class.rs, Class::posted_late): the notification of
+//! a send that fails before sock_sendmsg() is flushed by
+//! io_send_zc_cleanup() once the submission's CQEs are posted, and a TCP
+//! send that faults may have been linked behind another's notification
+//! first, where the model puts either at the failure; such a
+//! notification, and only such, may come later in the kernel than in the
+//! model. The model's is reaped then and the kernel's is owed until the
+//! batch's end.
 //!
 //! What the projection drops: payload sizes (each send is one unit,
 //! ReqLen 1), errno values (class.rs), which skbs the stack used and when
@@ -53,7 +55,7 @@ pub struct Projection {
     /// Kernel CQEs checked against the model or a rule.
     pub compared: u64,
     /// Notifications the kernel posted later than the model under the
-    /// cleanup-flush rule.
+    /// profile rule (Class::posted_late).
     pub deferred: u64,
 }
 
@@ -88,7 +90,7 @@ struct Replay<'a> {
     actions: Vec<Action>,
     compared: u64,
     deferred: u64,
-    /// Notifications the model posted early under the cleanup-flush rule,
+    /// Notifications the model posted early under the profile rule,
     /// which the kernel still owes.
     owed: Vec<ringlab_model::iouring_zc::Cqe>,
     step: usize,
@@ -266,7 +268,7 @@ impl Replay<'_> {
     }
 
     /// The kernel's CQE `k` (the j-th of its batch) as the model's next,
-    /// or as one the model posted early under the cleanup-flush rule.
+    /// or as one the model posted early under the profile rule.
     fn reap(&mut self, j: usize, k: &CqeObs) -> Result<(), Divergence> {
         if let Some(at) = self.owed.iter().position(|m| k.notif() && self.user_data(m.r) == k.user_data) {
             let m = self.owed.remove(at);
@@ -277,8 +279,8 @@ impl Replay<'_> {
             let s = self.now();
             if let Some(m) = s.cq.first().copied() {
                 let i = self.of_model[usize::from(m.r) - 1];
-                if m.notif && i as u64 + 1 != k.user_data && self.classes[i].cleanup_flush(self.s.fixed) {
-                    // The kernel flushes this one at cleanup: it owes it.
+                if m.notif && i as u64 + 1 != k.user_data && self.classes[i].posted_late(self.s.fixed, self.s.transport.tcp()) {
+                    // The kernel posts this one later (cleanup, or a chain): it owes it.
                     self.act(Action::UserReap, Some(j))?;
                     self.owed.push(m);
                     self.deferred += 1;
