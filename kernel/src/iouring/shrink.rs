@@ -25,8 +25,7 @@ pub fn shrink(net: &Net, s: &Scenario, d: Divergence, check: impl Fn(&Net, &Scen
     }
     for i in 0..best.0.steps.len() {
         let mut j = 0;
-        loop {
-            let Step::Batch(b) = &best.0.steps[i] else { break };
+        while let Step::Batch(b) = &best.0.steps[i] {
             if j >= b.len() || b.len() == 1 || tries >= BUDGET {
                 break;
             }
