@@ -5,7 +5,7 @@
 //! model (ringlab_model::iouring_zc) on [`IoUringZc::model_state`], with a
 //! description of what broke.
 
-use ringlab_model::iouring_zc::{Config, State, INVARIANTS};
+use ringlab_model::iouring_zc::{Config, NdState, State, INVARIANTS};
 
 use super::system::IoUringZc;
 pub use crate::harness::Violation;
@@ -146,7 +146,8 @@ pub fn quiescent(sys: &IoUringZc) -> Result<(), String> {
             return Err(format!("request {r}: its pages are still pinned"));
         }
         let n = st.nd_of(r);
-        if !matches!(n.state.id(), "none" | "posted") || st.notifs_of(r) != usize::from(n.state.id() == "posted") {
+        let posted = n.state == NdState::Posted;
+        if !(posted || n.state == NdState::None) || st.notifs_of(r) != usize::from(posted) {
             return Err(format!(
                 "request {r}: notification {} with {} notification CQEs",
                 n.state.id(),
