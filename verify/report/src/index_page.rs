@@ -343,6 +343,7 @@ pub(crate) mod tests {
             mutants: vec![],
             mutation: None,
             diff: DiffSection::Skipped { skipped: "not root".into(), kernel: "6.18.1".into() },
+            iouring: None,
             kernel: vec![KernelSection::Skipped { skipped: "not requested".into() }],
             allow_empty: true,
             seconds: vec![],

@@ -14,4 +14,4 @@ pub mod verify;
 pub use mutants::{CheckRun, Kill, MutantDoc, MutantResult};
 pub use mutation::{MutationDoc, MutationRun, Score, Verdict};
 pub use proofs::ProofDoc;
-pub use verify::{DiffSection, KernelSection, VerifyDoc};
+pub use verify::{DiffSection, IouringDiff, KernelSection, VerifyDoc};

@@ -32,6 +32,10 @@ pub struct VerifyDoc {
     #[serde(default)]
     pub mutation: Option<MutationDoc>,
     pub diff: DiffSection,
+    /// The io_uring SEND_ZC diff against IoUringZcNotif's model (absent
+    /// in documents written before it ran in verify).
+    #[serde(default)]
+    pub iouring: Option<IouringDiff>,
     /// `ringlab kernel-test`, one section per series of kernel/patches/
     /// (one Skipped when not asked for). A single section, as documents
     /// before several series were tested have it, reads as a list of one.
@@ -47,6 +51,16 @@ pub struct VerifyDoc {
     /// every threshold crossed, the diff agreed, the kernel series passed
     /// (or was not asked for).
     pub ok: bool,
+}
+
+/// The io_uring diff's verdict and its summary line (`ringlab diff
+/// --iouring` prints the same line; a divergence's replay file is named on
+/// stderr as it is written).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct IouringDiff {
+    /// No divergence, or skipped under `--allow-empty`.
+    pub ok: bool,
+    pub line: String,
 }
 
 fn first_line(s: &str) -> &str {
@@ -65,6 +79,7 @@ impl VerifyDoc {
             && self.proofs.iter().all(ProofDoc::ok)
             && self.mutants.iter().all(|m| m.result.ok())
             && self.mutation.as_ref().is_none_or(MutationDoc::sample_ok)
+            && self.iouring.as_ref().is_none_or(|d| d.ok)
     }
 
     /// What is not as expected, a line each, naming the check and why;
@@ -109,6 +124,9 @@ impl VerifyDoc {
             problems.push(self.diff.line());
         } else if self.diff.tested_nothing(self.allow_empty) && !self.ok {
             problems.push(format!("{}: nothing was tested (--allow-empty accepts that)", self.diff.line()));
+        }
+        if let Some(d) = self.iouring.as_ref().filter(|d| !d.ok) {
+            problems.push(d.line.clone());
         }
         for k in self.kernel.iter().filter(|k| !k.ok()) {
             problems.push(k.line());
@@ -313,11 +331,25 @@ mod tests {
             mutants: vec![],
             mutation: None,
             diff,
+            iouring: None,
             kernel: vec![KernelSection::Skipped { skipped: "not requested".into() }],
             allow_empty: false,
             seconds: vec![],
             ok: true,
         }
+    }
+
+    #[test]
+    fn a_diverging_iouring_diff_is_a_problem() {
+        let ran = DiffSection::Skipped { skipped: "x".into(), kernel: "6.18".into() };
+        let line = "iouring diff 100/1 div".to_string();
+        let d = VerifyDoc { iouring: Some(IouringDiff { ok: false, line: line.clone() }), allow_empty: true, ..doc(ran.clone()) };
+        assert!(!d.all_ok());
+        assert!(d.problems().contains(&line), "{:?}", d.problems());
+        let back = VerifyDoc::parse(&serde_json::to_string(&d).unwrap(), "v.json").unwrap();
+        assert_eq!(back.iouring.map(|i| (i.ok, i.line)), Some((false, line)));
+        let fine = VerifyDoc { iouring: Some(IouringDiff { ok: true, line: "iouring diff 100/0 div".into() }), allow_empty: true, ..doc(ran) };
+        assert!(!fine.problems().iter().any(|p| p.contains("iouring")));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use clap::Args;
 use ringlab_kernel::kernel_test::{self, KernelTestArgs};
 use ringlab_model::paths::out_dir;
 use ringlab_model::schema::Header;
-use ringlab_results::{KernelSection, MutantDoc, ProofDoc, VerifyDoc};
+use ringlab_results::{IouringDiff, KernelSection, MutantDoc, ProofDoc, VerifyDoc};
 use ringlab_tlc::check;
 
 use super::args::{load, to_json, Common, TlcArgs};
@@ -92,6 +92,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         mutants: uresults.iter().map(MutantDoc::from).collect(),
         mutation,
         diff,
+        iouring: Some(IouringDiff { ok: iouring_ok, line: iouring_line.clone() }),
         kernel,
         allow_empty: a.empty.allow_empty,
         seconds: clock.0,
@@ -126,9 +127,6 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         // what failed, last, where CI logs are read from the end
         for p in doc.problems().iter().filter(|_| !doc.ok) {
             println!("FAILED {p}");
-        }
-        if !iouring_ok {
-            println!("FAILED {iouring_line}");
         }
         if !doc.ok {
             println!("detail: {} (every check, its outcome and error)", saved.display());
