@@ -25,6 +25,10 @@ pub struct Crate {
     pub package: &'static str,
     pub files: &'static [&'static str],
     pub tests: &'static [&'static str],
+    /// Where only part of the package is mutated, the test targets of its
+    /// own that exercise that part (`lib`, or a file of tests/); empty:
+    /// all of them. The rest would only lengthen each mutant's run.
+    pub own_targets: &'static [&'static str],
 }
 
 /// Where a bug in each crate shows: the reference models in their own
@@ -39,26 +43,42 @@ pub const CRATES: [Crate; 5] = [
         package: "ringlab-model",
         files: &[],
         tests: &["ringlab-model", "ringlab-sim", "ringlab-prove", "ringlab-kernel", "ringlab-tlc"],
+        own_targets: &[],
     },
     Crate {
         package: "ringlab-ring",
         files: &[],
         tests: &["ringlab-ring", "ringlab-sim", "ringlab-tlc"],
+        own_targets: &[],
     },
     Crate {
         package: "ringlab-sim",
         files: &[],
         tests: &["ringlab-sim", "ringlab-tlc"],
+        own_targets: &[],
     },
     Crate {
         package: "ringlab-kernel",
         files: &["kernel/src/compare.rs"],
         tests: &["ringlab-kernel"],
+        own_targets: &[],
     },
     Crate {
         package: "ringlab-tlc",
         files: &["verify/tlc/src/trace/**"],
         tests: &["ringlab-tlc"],
+        // the validators' unit tests and every test that validates traces
+        own_targets: &[
+            "lib",
+            "trace_validation",
+            "copytx_trace",
+            "devmem_trace",
+            "iouring_trace",
+            "xskrx_trace",
+            "xskrx_sim_trace",
+            "kernel_chain",
+            "xskrx_chain",
+        ],
     },
 ];
 
@@ -218,16 +238,31 @@ fn run_for(mut cmd: Command, limit: Duration) -> Result<Option<bool>, String> {
     }
 }
 
-fn test_cmd(tree: &Path, target: &Path, packages: &[&str], build_only: bool) -> Command {
+fn test_cmd(tree: &Path, target: &Path, package: &str, targets: &[&str], build_only: bool) -> Command {
     let mut cmd = cargo();
     cmd.current_dir(tree).env("CARGO_TARGET_DIR", target).env_remove("RUSTFLAGS").arg("test");
     if build_only {
         cmd.arg("--no-run");
     }
-    for p in packages {
-        cmd.args(["-p", p]);
+    cmd.args(["-p", package]);
+    for t in targets {
+        match *t {
+            "lib" => cmd.arg("--lib"),
+            t => cmd.args(["--test", t]),
+        };
     }
     cmd
+}
+
+impl Crate {
+    /// The test targets of `p` a mutant of this crate runs (empty: all).
+    fn targets_of(&self, p: &str) -> &'static [&'static str] {
+        if p == self.package {
+            self.own_targets
+        } else {
+            &[]
+        }
+    }
 }
 
 /// One mutant applied, built and tested; the file restored whatever
@@ -246,19 +281,20 @@ fn try_mutant(
     let restore = || std::fs::write(tree.join(&m.file), &original).map_err(|e| format!("restoring {}: {e}", m.file));
     let result = (|| {
         for p in c.tests {
-            match run_for(test_cmd(tree, target, &[p], true), BUILD_LIMIT)? {
+            let targets = c.targets_of(p);
+            match run_for(test_cmd(tree, target, p, targets, true), BUILD_LIMIT)? {
                 None => return Ok((Verdict::Timeout, format!("the build of {p}'s tests ran past its limit"))),
                 Some(false) => return Ok((Verdict::Unviable, format!("{p}'s tests do not build"))),
                 Some(true) => {}
             }
             let limit = limits.of(p);
             let t0 = Instant::now();
-            match run_for(test_cmd(tree, target, &[p], false), limit)? {
+            match run_for(test_cmd(tree, target, p, targets, false), limit)? {
                 None => return Ok((Verdict::Timeout, format!("the tests of {p} ran past {} s", limit.as_secs()))),
                 Some(false) => {
                     if !limits.has_passed(p) {
                         restore()?;
-                        baseline(tree, target, p, limits)?;
+                        baseline(tree, target, p, targets, limits)?;
                     }
                     return Ok((Verdict::Killed, format!("a test of {p} failed")));
                 }
@@ -275,9 +311,9 @@ fn try_mutant(
 /// fail on a mutant before they have passed on any: tests that fail
 /// anyway (a broken test, a missing tool) would count every mutant as
 /// killed.
-fn baseline(tree: &Path, target: &Path, p: &str, limits: &mut Limits) -> Result<(), String> {
+fn baseline(tree: &Path, target: &Path, p: &str, targets: &[&str], limits: &mut Limits) -> Result<(), String> {
     let t0 = Instant::now();
-    match run_for(test_cmd(tree, target, &[p], false), TEST_LIMIT)? {
+    match run_for(test_cmd(tree, target, p, targets, false), TEST_LIMIT)? {
         Some(true) => {
             limits.passed(p, t0.elapsed());
             Ok(())
@@ -457,7 +493,31 @@ mod tests {
         }
     }
 
-    const BL: Crate = Crate { package: "bl", files: &[], tests: &["bl"] };
+    const BL: Crate = Crate { package: "bl", files: &[], tests: &["bl"], own_targets: &[] };
+
+    /// A target named there that does not exist would make every mutant
+    /// unviable (its tests do not build).
+    #[test]
+    fn every_own_target_named_is_a_test_target_of_its_package() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for c in CRATES.iter().filter(|c| !c.own_targets.is_empty()) {
+            let dir = root.join(package_dir(c.package));
+            for t in c.own_targets.iter().filter(|t| **t != "lib") {
+                assert!(dir.join("tests").join(format!("{t}.rs")).is_file(), "{}: no test target {t} in {}", c.package, dir.display());
+            }
+            if c.own_targets.contains(&"lib") {
+                assert!(dir.join("src/lib.rs").is_file(), "{}: no lib", c.package);
+            }
+        }
+    }
+
+    fn package_dir(p: &str) -> &'static str {
+        match p {
+            "ringlab-tlc" => "verify/tlc",
+            "ringlab-kernel" => "kernel",
+            _ => panic!("{p}: add its folder"),
+        }
+    }
 
     #[test]
     fn a_mutant_is_killed_only_by_tests_that_pass_unmutated() {
