@@ -118,6 +118,9 @@ fn a_corrupted_trace_is_rejected_where_it_is_wrong() {
     };
     assert_eq!(*step, k, "{reason}");
     assert!(reason.contains("it changes") && reason.contains("cProd"), "{reason}");
+    // and names the action the run logged for that step
+    let logged = format!("({}: it changes", wrong.lines[k].action);
+    assert!(reason.contains(&logged), "{reason} (logged: {logged})");
 
     let mut wrong = t.clone();
     wrong.lines.truncate(4);
