@@ -195,15 +195,12 @@ impl StateMachineTest for Sut {
         common::same_step(&a, took, stepped, &sut.0.model_state(), &r.state, |g, w| {
             ringlab_model::xsk_rx::tla::changed(&r.spec, g, w).join(", ")
         });
-        if let Some(name) = r.state.violated(&r.spec, &invariants::checked()) {
-            panic!("after {a}: the model breaks {name}");
-        }
-        if let Err(v) = invariants::concrete(&sut.0) {
-            panic!("after {a}: {v}");
-        }
-        if let Err(v) = invariants::check(&sut.0) {
-            panic!("after {a}: the model keeps every invariant, the simulator breaks {v}");
-        }
+        common::invariants_hold(
+            &a,
+            r.state.violated(&r.spec, &invariants::checked()),
+            invariants::concrete(&sut.0),
+            invariants::check(&sut.0),
+        );
         let enabled = sut.0.enabled();
         assert_eq!(
             enabled,

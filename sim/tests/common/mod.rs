@@ -69,6 +69,26 @@ pub fn same_step<S: PartialEq + Debug, A: Display, E: Display>(
     }
 }
 
+/// After a step both took: the model keeps every invariant the simulator
+/// checks (`model_breaks`, the first it breaks), and the simulator's
+/// concrete state (`concrete`) and its projection (`check`) are sound.
+pub fn invariants_hold<A: Display, C: Display, T, V: Display>(
+    a: &A,
+    model_breaks: Option<&str>,
+    concrete: Result<(), C>,
+    check: Result<T, V>,
+) {
+    if let Some(name) = model_breaks {
+        panic!("after {a}: the model breaks {name}");
+    }
+    if let Err(v) = concrete {
+        panic!("after {a}: {v}");
+    }
+    if let Err(v) = check {
+        panic!("after {a}: the model keeps every invariant, the simulator breaks {v}");
+    }
+}
+
 /// One of `actions`: a name (by `name`) drawn by `weight`, then one of
 /// its instances, so that an action of many instances does not drown the
 /// rest.
