@@ -102,10 +102,7 @@ fn validated(name: &str, cfg: &Config, states: &[State]) -> Verdict {
 }
 
 fn accepted(states: &[State]) -> Verdict {
-    Verdict::Accepted {
-        steps: states.len() - 1,
-        distinct_states: states.len() as u64,
-    }
+    common::accepted_log(states.len())
 }
 
 /// Whether this run puts a simulator mutant back: the model's walks and
@@ -161,6 +158,12 @@ struct Run {
     /// `steps[k - 1]`: step k, the action as TLC names it (and, for the
     /// last, the invariant it broke).
     steps: Vec<String>,
+}
+
+impl Run {
+    fn logged(&self) -> common::Logged<'_> {
+        common::Logged { name: &self.name, steps: &self.steps, states: self.states.len() }
+    }
 }
 
 impl Run {
@@ -253,23 +256,8 @@ fn simulator_runs_are_behaviours_of_the_spec() {
         let spec = r.spec.clone().with_mutant(Mutant::None);
         validated(&r.name, &spec, &r.states)
     });
-    let mut rejected = Vec::new();
-    for (r, v) in runs.iter().zip(verdicts) {
-        match v {
-            Verdict::Rejected { step, reason, .. } => rejected.push(format!(
-                "{}: step {step} ({}) is not a step of DevmemTokens: {reason}",
-                r.name,
-                taken(r, step)
-            )),
-            v => assert_eq!(v, accepted(&r.states), "{}", r.name),
-        }
-    }
-    assert!(
-        rejected.is_empty(),
-        "built with {:?}:\n{}",
-        ringlab_sim::mutants(),
-        rejected.join("\n")
-    );
+    let rejected = common::not_behaviours(runs.iter().map(Run::logged), verdicts, "DevmemTokens");
+    assert!(rejected.is_empty(), "built with {:?}:\n{}", ringlab_sim::mutants(), rejected.join("\n"));
 }
 
 /// With a mutant feature in, the simulator's runs are behaviours of the
@@ -281,17 +269,9 @@ fn mutant_runs_are_behaviours_of_the_mutant_spec() {
     }
     let runs = sim_runs(base_seed());
     let verdicts = common::in_pairs(&runs, |r| validated(&r.name, &r.spec, &r.states));
-    for (r, v) in runs.iter().zip(verdicts) {
-        if let Verdict::Rejected { step, reason, .. } = &v {
-            panic!(
-                "{}, mutant {}: step {step} ({}) is not a step of the spec with that mutant: {reason}",
-                r.name,
-                r.spec.mutant.id(),
-                taken(r, *step)
-            );
-        }
-        assert_eq!(v, accepted(&r.states), "{}", r.name);
-    }
+    let spec = format!("the spec with mutant {}", devmem::mutant().id());
+    let rejected = common::not_behaviours(runs.iter().map(Run::logged), verdicts, &spec);
+    assert!(rejected.is_empty(), "{}", rejected.join("\n"));
 }
 
 /// A corruption: the trace, the step TLC must reject, and the action

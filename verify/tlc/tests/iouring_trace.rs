@@ -44,6 +44,12 @@ struct Run {
 }
 
 impl Run {
+    fn logged(&self) -> common::Logged<'_> {
+        common::Logged { name: &self.name, steps: &self.steps, states: self.states.len() }
+    }
+}
+
+impl Run {
     /// The state after a step of `sim`, and the step; false if the step
     /// broke an invariant, which ends the run.
     fn record(&mut self, sim: &Sched<IoUringZc>, r: Result<Action, Failure>) -> bool {
@@ -122,14 +128,6 @@ fn taken(run: &Run, step: usize) -> &str {
     step.checked_sub(1).and_then(|k| run.steps.get(k)).map_or("none", String::as_str)
 }
 
-/// TLC counts one distinct state a log line (the trace spec's i).
-fn accepted(states: &[State]) -> Verdict {
-    Verdict::Accepted {
-        steps: states.len() - 1,
-        distinct_states: states.len() as u64,
-    }
-}
-
 #[test]
 fn simulator_runs_are_behaviours_of_the_spec() {
     let runs = sim_runs(base_seed());
@@ -141,17 +139,7 @@ fn simulator_runs_are_behaviours_of_the_spec() {
         let spec = r.spec.clone().with_mutant(Mutant::None);
         validated(&r.name, &spec, &r.states)
     });
-    let mut rejected = Vec::new();
-    for (r, v) in runs.iter().zip(verdicts) {
-        match v {
-            Verdict::Rejected { step, reason, .. } => rejected.push(format!(
-                "{}: step {step} ({}) is not a step of IoUringZcNotif: {reason}",
-                r.name,
-                taken(r, step)
-            )),
-            v => assert_eq!(v, accepted(&r.states), "{}", r.name),
-        }
-    }
+    let rejected = common::not_behaviours(runs.iter().map(Run::logged), verdicts, "IoUringZcNotif");
     assert!(rejected.is_empty(), "built with {:?}:\n{}", ringlab_sim::mutants(), rejected.join("\n"));
 }
 
@@ -164,17 +152,9 @@ fn mutant_runs_are_behaviours_of_the_mutant_spec() {
     }
     let runs = sim_runs(base_seed());
     let verdicts = common::in_pairs(&runs, |r| validated(&r.name, &r.spec, &r.states));
-    for (r, v) in runs.iter().zip(verdicts) {
-        if let Verdict::Rejected { step, reason, .. } = &v {
-            panic!(
-                "{}, mutant {}: step {step} ({}) is not a step of the spec with that mutant: {reason}",
-                r.name,
-                r.spec.mutant.id(),
-                taken(r, *step)
-            );
-        }
-        assert_eq!(v, accepted(&r.states), "{}", r.name);
-    }
+    let spec = format!("the spec with mutant {}", sim::mutant().id());
+    let rejected = common::not_behaviours(runs.iter().map(Run::logged), verdicts, &spec);
+    assert!(rejected.is_empty(), "{}", rejected.join("\n"));
 }
 
 /// A corruption: the trace, the step TLC must reject, and the action

@@ -20,6 +20,37 @@ pub fn tlc() -> Tlc {
     Tlc::locate().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A simulator run as a trace test sees it: its name, the actions it
+/// took (`steps[k - 1]` for step k) and the states it logged.
+pub struct Logged<'a> {
+    pub name: &'a str,
+    pub steps: &'a [String],
+    pub states: usize,
+}
+
+/// TLC's verdict on a log it accepts: one distinct state a log line (the
+/// trace spec's i).
+pub fn accepted_log(states: usize) -> Verdict {
+    Verdict::Accepted { steps: states - 1, distinct_states: states as u64 }
+}
+
+/// The runs `verdicts` (one a run) reject, each as "run: step k (the
+/// action taken there) is not a step of `spec`: why"; an accepted run
+/// must be accepted with every line of its log.
+pub fn not_behaviours<'a>(runs: impl IntoIterator<Item = Logged<'a>>, verdicts: Vec<Verdict>, spec: &str) -> Vec<String> {
+    let mut rejected = Vec::new();
+    for (r, v) in runs.into_iter().zip(verdicts) {
+        match v {
+            Verdict::Rejected { step, reason, .. } => {
+                let taken = step.checked_sub(1).and_then(|k| r.steps.get(k)).map_or("none", String::as_str);
+                rejected.push(format!("{}: step {step} ({taken}) is not a step of {spec}: {reason}", r.name));
+            }
+            v => assert_eq!(v, accepted_log(r.states), "{}", r.name),
+        }
+    }
+    rejected
+}
+
 /// Two TLC runs at a time across the tests of a file: each run is mostly
 /// JVM start-up on one core, and more only contend.
 static TLC_SLOTS: [std::sync::Mutex<()>; 2] = [std::sync::Mutex::new(()), std::sync::Mutex::new(())];
