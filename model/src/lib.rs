@@ -14,6 +14,7 @@ pub mod desc;
 pub mod devmem;
 pub mod explore;
 pub mod iouring_zc;
+pub mod napi_cache;
 mod mutant;
 pub mod replay;
 pub mod tla;

@@ -1,0 +1,143 @@
+//! The heap operators the free paths fold over (the spec's H(c) is the
+//! state itself, with cache[c] as its stack): FreeList, ReleaseAll,
+//! CachePut, NapiKfree, NapiConsume, SlabFree, Refill, CacheGet,
+//! CacheGetBulk, and the defer list's flush.
+
+use super::config::{Config, Mutant};
+use super::state::{ci, si, Cpu, Skb, State};
+
+/// Lowest(S, k): the k lowest ids of S, ascending.
+fn lowest(slab: &std::collections::BTreeSet<Skb>, k: usize) -> Vec<Skb> {
+    slab.iter().copied().take(k).collect()
+}
+
+impl State {
+    /// FreeList(h, x): kfree_skb_list_reason(): one reference dropped from
+    /// every skb on the list from x (each next read first); one reaching
+    /// zero is unlinked (skb_poison_list) and goes back to the slab.
+    pub(super) fn free_list(&mut self, cfg: &Config, mut x: Skb) {
+        while x != 0 {
+            let k = si(x);
+            let nx = self.next[k];
+            let last = self.users[k] == 1;
+            let unlink = last || cfg.mutant == Mutant::KfreeList;
+            self.users[k] -= 1;
+            if unlink {
+                self.next[k] = 0;
+            }
+            if last {
+                self.owner[k] = 0;
+                self.slab.insert(x);
+            }
+            x = nx;
+        }
+    }
+
+    /// ReleaseAll(h, s): skb_release_all(): the frag list is dropped.
+    pub(super) fn release_all(&mut self, cfg: &Config, s: Skb) {
+        self.free_list(cfg, self.frag[si(s)]);
+        self.frag[si(s)] = 0;
+        self.owner[si(s)] = 0;
+    }
+
+    /// CachePut(h, s): napi_skb_cache_put(): push a head; a full stack
+    /// gives its newer half back (kmem_cache_free_bulk).
+    pub(super) fn cache_put(&mut self, cfg: &Config, c: Cpu, s: Skb) {
+        let q = &mut self.cache[ci(c)];
+        q.push(s);
+        if q.len() == cfg.cache_size as usize {
+            let newer = q.split_off(cfg.half() as usize);
+            self.slab.extend(newer);
+        }
+    }
+
+    /// NapiKfree(h, s): __napi_kfree_skb(): release, then keep the head.
+    pub(super) fn napi_kfree(&mut self, cfg: &Config, c: Cpu, s: Skb) {
+        if cfg.mutant == Mutant::PutUnreleased {
+            self.owner[si(s)] = 0;
+        } else {
+            self.release_all(cfg, s);
+        }
+        self.cache_put(cfg, c, s);
+    }
+
+    /// NapiConsume(h, s): napi_consume_skb() with a budget: the last
+    /// reference frees into the cache.
+    pub(super) fn napi_consume(&mut self, cfg: &Config, c: Cpu, s: Skb) {
+        let last = self.users[si(s)] == 1;
+        self.users[si(s)] -= 1;
+        if last || cfg.mutant == Mutant::ConsumeNoUnref {
+            self.napi_kfree(cfg, c, s);
+        }
+    }
+
+    /// SlabFree(h, s): __kfree_skb(): release, then kmem_cache_free().
+    pub(super) fn slab_free(&mut self, cfg: &Config, s: Skb) {
+        self.release_all(cfg, s);
+        self.slab.insert(s);
+    }
+
+    /// Refill(h, k, fail): kmem_cache_alloc_bulk() of k heads into the
+    /// cache, all or nothing.
+    pub(super) fn refill(&mut self, c: Cpu, k: i64, fail: bool) {
+        if !fail && k > 0 && self.slab.len() as i64 >= k {
+            let got = lowest(&self.slab, k as usize);
+            for s in &got {
+                self.slab.remove(s);
+            }
+            self.cache[ci(c)].extend(got);
+        }
+    }
+
+    /// CacheGet(h, fail): napi_skb_cache_get(): the top head, refilled
+    /// with Bulk heads when empty; 0 when the slab call failed.
+    pub(super) fn cache_get(&mut self, cfg: &Config, c: Cpu, fail: bool) -> Skb {
+        if self.cache[ci(c)].is_empty() {
+            self.refill(c, i64::from(cfg.bulk), fail);
+        }
+        self.cache[ci(c)].pop().unwrap_or(0)
+    }
+
+    /// CacheGetBulk(h, n, fail): napi_skb_cache_get_bulk(): n heads, top
+    /// first; a cache holding fewer is refilled first (up to Bulk, never
+    /// past CacheSize), what it still lacks comes from the slab.
+    pub(super) fn cache_get_bulk(&mut self, cfg: &Config, c: Cpu, n: u32, fail: bool) -> Vec<Skb> {
+        let n = n as usize;
+        let len = self.cache[ci(c)].len();
+        if len < n {
+            let room = i64::from(cfg.cache_size) - len as i64;
+            self.refill(c, i64::from(cfg.bulk).min(room), fail);
+        }
+        let q = &mut self.cache[ci(c)];
+        let fromq = n.min(q.len());
+        let lack = n - fromq;
+        let mut got: Vec<Skb> = q.split_off(q.len() - fromq);
+        got.reverse();
+        if lack > 0 && !fail && self.slab.len() >= lack {
+            let direct = lowest(&self.slab, lack);
+            for s in &direct {
+                self.slab.remove(s);
+            }
+            got.extend(direct);
+        }
+        got
+    }
+
+    /// FlushHeap(c): skb_defer_free_flush(): every skb on c's defer list
+    /// consumed into c's cache, newest first (the lists are left to
+    /// flush_lists).
+    pub(super) fn flush_heap(&mut self, cfg: &Config, c: Cpu) {
+        let list = self.defer[ci(c)].clone();
+        for s in list {
+            self.napi_consume(cfg, c, s);
+        }
+    }
+
+    /// FlushLists(c): the list taken, defer_count reset.
+    pub(super) fn flush_lists(&mut self, cfg: &Config, c: Cpu) {
+        self.defer[ci(c)].clear();
+        if cfg.mutant != Mutant::FlushCountKept {
+            self.dcount[ci(c)] = 0;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! tun's batch: TunSendmsg, TunXdpOne, TunSendmsgEnd.
+
+use super::action::XdpVerdict;
+use super::config::{Config, Mutant, Path};
+use super::state::{ci, si, Access, Cpu, Ctx, State, Touch};
+
+impl State {
+    /// TunSendmsg(c) with the slab call's `fail`: tun_sendmsg(TUN_MSG_PTR)
+    /// from vhost-net takes a batch of frames and disables BH; on the
+    /// bulk paths the batch's heads come from napi_skb_cache_get_bulk()
+    /// (after skb_defer_free_flush() with Path "flush"), and frames it
+    /// found no head for are dropped. Path "slab" has no choice: `fail`
+    /// is FALSE.
+    pub fn tun_sendmsg(&self, cfg: &Config, c: Cpu, fail: bool) -> Option<State> {
+        if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Idle || self.left == 0 {
+            return None;
+        }
+        if fail && (!cfg.slab_fail || cfg.path == Path::Slab) {
+            return None;
+        }
+        let k = cfg.batch.min(self.left);
+        let mut t = self.clone();
+        if cfg.path == Path::Flush {
+            t.flush_heap(cfg, c);
+            t.flush_lists(cfg, c);
+        }
+        t.left -= k;
+        t.ctx[ci(c)] = Ctx::Tun;
+        if cfg.path == Path::Slab {
+            t.pending[ci(c)] = k;
+        } else {
+            let got = t.cache_get_bulk(cfg, c, k, fail);
+            t.pending[ci(c)] = got.len() as u32;
+            t.dropped += k - got.len() as u32;
+            t.heads[ci(c)] = got;
+            let access = if cfg.mutant == Mutant::TunNoBh { Access::Task } else { Access::Bh };
+            t.touch[ci(c)] = Touch { cpu: c, ctx: access };
+        }
+        Some(t)
+    }
+
+    /// TunXdpOne(c) with its verdict: tun_xdp_one() on one frame.
+    /// XDP_DROP leaves the head for the next frame; XDP_PASS builds the
+    /// skb on the batch's next head, or (Path "slab", build_skb) on the
+    /// lowest head of the slab, dropping the frame when that fails.
+    pub fn tun_xdp_one(&self, cfg: &Config, c: Cpu, verdict: XdpVerdict) -> Option<State> {
+        if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Tun || self.pending[ci(c)] == 0 {
+            return None;
+        }
+        let mut t = self.clone();
+        t.pending[ci(c)] -= 1;
+        match verdict {
+            XdpVerdict::Drop => {
+                if cfg.mutant != Mutant::XdpDropUncounted {
+                    t.dropped += 1;
+                }
+            }
+            XdpVerdict::PassHead => {
+                if cfg.path == Path::Slab || t.heads[ci(c)].is_empty() {
+                    return None;
+                }
+                let s = t.heads[ci(c)].remove(0);
+                t.users[si(s)] = 1;
+                t.owner[si(s)] = c;
+                t.held[si(s)] = 1;
+                t.rcvd += 1;
+            }
+            XdpVerdict::PassSlab { fail } => {
+                if cfg.path != Path::Slab || (fail && !cfg.slab_fail) {
+                    return None;
+                }
+                match t.slab.first().copied() {
+                    Some(s) if !fail => {
+                        t.slab.remove(&s);
+                        t.users[si(s)] = 1;
+                        t.owner[si(s)] = c;
+                        t.held[si(s)] = 1;
+                        t.rcvd += 1;
+                    }
+                    _ => t.dropped += 1,
+                }
+            }
+        }
+        Some(t)
+    }
+
+    /// TunSendmsgEnd(c): the end of tun_sendmsg(): heads the batch did not
+    /// use go back to the cache (napi_skb_cache_put each), BH goes on.
+    pub fn tun_sendmsg_end(&self, cfg: &Config, c: Cpu) -> Option<State> {
+        if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Tun || self.pending[ci(c)] != 0 {
+            return None;
+        }
+        let mut t = self.clone();
+        t.ctx[ci(c)] = Ctx::Idle;
+        let unused = std::mem::take(&mut t.heads[ci(c)]);
+        match cfg.mutant {
+            Mutant::BulkLostHead => {}
+            Mutant::ReturnOverflow => t.cache[ci(c)].extend(&unused),
+            _ => {
+                for &s in &unused {
+                    t.cache_put(cfg, c, s);
+                }
+            }
+        }
+        if !unused.is_empty() {
+            t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
+        }
+        Some(t)
+    }
+}
