@@ -61,6 +61,27 @@ crate::mutant::spec_mutants! {
     DeferNoKick => "napi-defer-no-kick",
 }
 
+impl Mutant {
+    /// ringlab-mutant's switch for this mutant (`mutant-<id>`).
+    pub fn feature(self) -> Option<&'static str> {
+        Some(match self {
+            Mutant::None => return None,
+            Mutant::KfreeList => "mutant-napi-kfree-list",
+            Mutant::VirtioCache => "mutant-napi-virtio-cache",
+            Mutant::TunNoBh => "mutant-napi-tun-no-bh",
+            Mutant::RemotePut => "mutant-napi-remote-put",
+            Mutant::ReturnOverflow => "mutant-napi-return-overflow",
+            Mutant::PutUnreleased => "mutant-napi-put-unreleased",
+            Mutant::ConsumeNoUnref => "mutant-napi-consume-no-unref",
+            Mutant::BulkLostHead => "mutant-napi-bulk-lost-head",
+            Mutant::DeferWrongCpu => "mutant-napi-defer-wrong-cpu",
+            Mutant::FlushCountKept => "mutant-napi-flush-count-kept",
+            Mutant::XdpDropUncounted => "mutant-napi-xdp-drop-uncounted",
+            Mutant::DeferNoKick => "mutant-napi-defer-no-kick",
+        })
+    }
+}
+
 /// The spec's CONSTANTS.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Config {
@@ -132,6 +153,14 @@ impl Config {
     /// The same constants with another Path.
     pub fn with_path(self, path: Path) -> Config {
         Config { path, ..self }
+    }
+
+    /// Whether the step puts mutant `m` back: the .cfg's Mutant says so,
+    /// or a mutants build was told to by ringlab-mutant (then the model
+    /// itself is wrong, whatever the config says, and the checks built on
+    /// it must fail).
+    pub fn bug(&self, m: Mutant) -> bool {
+        self.mutant == m || m.feature().is_some_and(ringlab_mutant::on)
     }
 
     /// The spec's ASSUMEs.

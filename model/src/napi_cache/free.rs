@@ -25,15 +25,15 @@ impl State {
         let mut t = self.clone();
         t.held[si(s)] = 0;
         if o == c || self.dcount[ci(o)] >= cfg.defer_max {
-            let to = if cfg.mutant == Mutant::RemotePut { o } else { c };
+            let to = if cfg.bug(Mutant::RemotePut) { o } else { c };
             t.users[si(s)] = 0;
             t.napi_kfree(cfg, to, s);
             t.touch[ci(to)] = Touch { cpu: c, ctx: Access::Bh };
         } else {
-            let d = if cfg.mutant == Mutant::DeferWrongCpu { c } else { o };
+            let d = if cfg.bug(Mutant::DeferWrongCpu) { c } else { o };
             t.defer[ci(d)].insert(0, s);
             t.dcount[ci(d)] += 1;
-            if self.dcount[ci(d)] == cfg.defer_max / 2 && cfg.mutant != Mutant::DeferNoKick {
+            if self.dcount[ci(d)] == cfg.defer_max / 2 && !cfg.bug(Mutant::DeferNoKick) {
                 t.kick[ci(d)] = true;
             }
         }

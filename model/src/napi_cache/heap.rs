@@ -20,7 +20,7 @@ impl State {
             let k = si(x);
             let nx = self.next[k];
             let last = self.users[k] == 1;
-            let unlink = last || cfg.mutant == Mutant::KfreeList;
+            let unlink = last || cfg.bug(Mutant::KfreeList);
             self.users[k] -= 1;
             if unlink {
                 self.next[k] = 0;
@@ -53,7 +53,7 @@ impl State {
 
     /// NapiKfree(h, s): __napi_kfree_skb(): release, then keep the head.
     pub(super) fn napi_kfree(&mut self, cfg: &Config, c: Cpu, s: Skb) {
-        if cfg.mutant == Mutant::PutUnreleased {
+        if cfg.bug(Mutant::PutUnreleased) {
             self.owner[si(s)] = 0;
         } else {
             self.release_all(cfg, s);
@@ -66,7 +66,7 @@ impl State {
     pub(super) fn napi_consume(&mut self, cfg: &Config, c: Cpu, s: Skb) {
         let last = self.users[si(s)] == 1;
         self.users[si(s)] -= 1;
-        if last || cfg.mutant == Mutant::ConsumeNoUnref {
+        if last || cfg.bug(Mutant::ConsumeNoUnref) {
             self.napi_kfree(cfg, c, s);
         }
     }
@@ -136,7 +136,7 @@ impl State {
     /// FlushLists(c): the list taken, defer_count reset.
     pub(super) fn flush_lists(&mut self, cfg: &Config, c: Cpu) {
         self.defer[ci(c)].clear();
-        if cfg.mutant != Mutant::FlushCountKept {
+        if !cfg.bug(Mutant::FlushCountKept) {
             self.dcount[ci(c)] = 0;
         }
     }

@@ -66,7 +66,7 @@ impl State {
             return None;
         }
         let ctx = self.ctx[ci(c)];
-        let from_task = cfg.mutant == Mutant::VirtioCache && ctx == Ctx::Idle;
+        let from_task = cfg.bug(Mutant::VirtioCache) && ctx == Ctx::Idle;
         if (ctx != Ctx::Napi && !from_task) || self.held[si(s)] == 0 {
             return None;
         }

@@ -33,7 +33,7 @@ impl State {
             t.pending[ci(c)] = got.len() as u32;
             t.dropped += k - got.len() as u32;
             t.heads[ci(c)] = got;
-            let access = if cfg.mutant == Mutant::TunNoBh { Access::Task } else { Access::Bh };
+            let access = if cfg.bug(Mutant::TunNoBh) { Access::Task } else { Access::Bh };
             t.touch[ci(c)] = Touch { cpu: c, ctx: access };
         }
         Some(t)
@@ -51,7 +51,7 @@ impl State {
         t.pending[ci(c)] -= 1;
         match verdict {
             XdpVerdict::Drop => {
-                if cfg.mutant != Mutant::XdpDropUncounted {
+                if !cfg.bug(Mutant::XdpDropUncounted) {
                     t.dropped += 1;
                 }
             }
@@ -93,13 +93,13 @@ impl State {
         let mut t = self.clone();
         t.ctx[ci(c)] = Ctx::Idle;
         let unused = std::mem::take(&mut t.heads[ci(c)]);
-        match cfg.mutant {
-            Mutant::BulkLostHead => {}
-            Mutant::ReturnOverflow => t.cache[ci(c)].extend(&unused),
-            _ => {
-                for &s in &unused {
-                    t.cache_put(cfg, c, s);
-                }
+        if cfg.bug(Mutant::BulkLostHead) {
+            // The unused heads are forgotten.
+        } else if cfg.bug(Mutant::ReturnOverflow) {
+            t.cache[ci(c)].extend(&unused);
+        } else {
+            for &s in &unused {
+                t.cache_put(cfg, c, s);
             }
         }
         if !unused.is_empty() {
