@@ -1,13 +1,15 @@
 //! The protocols the harness runs, one folder each, named as their spec's
 //! module in model/: xsk_ring (specs/XskRing.tla), copy_tx
 //! (specs/XskCopyTx.tla), devmem (specs/DevmemTokens.tla), xsk_rx
-//! (specs/XskRx.tla), iouring_zc (specs/IoUringZcNotif.tla). A new
+//! (specs/XskRx.tla), iouring_zc (specs/IoUringZcNotif.tla), napi_cache
+//! (specs/NapiSkbCache.tla). A new
 //! protocol is a folder here and a line in [`replay`]
 //! (docs/src/adding-a-protocol.md).
 
 pub mod copy_tx;
 pub mod devmem;
 pub mod iouring_zc;
+pub mod napi_cache;
 pub mod xsk_ring;
 pub mod xsk_rx;
 
@@ -16,12 +18,13 @@ use crate::harness::{self, RawTrace, Replayed, RunError};
 
 /// The protocols' trace names.
 #[cfg(not(loom))]
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 6] = [
     xsk_ring::NAME,
     copy_tx::NAME,
     devmem::NAME,
     xsk_rx::NAME,
     iouring_zc::NAME,
+    napi_cache::NAME,
 ];
 
 /// Replay a trace of whichever protocol its header names.
@@ -33,6 +36,7 @@ pub fn replay(trace: &RawTrace) -> Result<Replayed, RunError> {
         devmem::NAME => harness::replay::<devmem::Devmem>(trace),
         xsk_rx::NAME => harness::replay::<xsk_rx::XskRx>(trace),
         iouring_zc::NAME => harness::replay::<iouring_zc::IoUringZc>(trace),
+        napi_cache::NAME => harness::replay::<napi_cache::NapiSkbCache>(trace),
         p => Err(RunError::Config(format!(
             "a trace of {p:?}: the protocols are {}",
             NAMES.join(", ")
