@@ -59,7 +59,7 @@ ASSUME Mutant \in {"none", "napi-kfree-list", "napi-virtio-cache", "napi-tun-no-
                    "napi-remote-put", "napi-return-overflow", "napi-put-unreleased",
                    "napi-consume-no-unref", "napi-bulk-lost-head",
                    "napi-defer-wrong-cpu", "napi-flush-count-kept",
-                   "napi-xdp-drop-uncounted", "napi-defer-no-kick"}
+                   "napi-xdp-drop-uncounted", "napi-defer-no-kick", "napi-gro-self"}
 
 CPUs == 1..NCpu
 Skbs == 1..NSkb
@@ -380,7 +380,7 @@ SkbGet(s) ==
 \* skb_gro_receive_list() in CPU c's poll: t, held once, joins the end of
 \* p's frag list and its reference moves there.
 SkbGroReceiveList(c, p, t) ==
-    /\ Clone /\ ctx[c] = "napi" /\ p # t
+    /\ Clone /\ ctx[c] = "napi" /\ (p # t \/ Mutant = "napi-gro-self")
     /\ held[p] > 0 /\ held[t] = 1 /\ users[t] = 1 /\ frag[t] = 0
     /\ t \notin Members /\ p \notin Members
     /\ \A q \in Live \ {p} : frag[p] = 0 \/ frag[q] # frag[p]
@@ -468,6 +468,13 @@ RefsAccounted == \A s \in Skbs : users[s] = Refs(s)
 \* Every frame that arrived is delivered, dropped and counted, or still in
 \* tun's batch.
 FramesConserved == NFrames - left = rcvd + dropped + SumOver(pending, CPUs)
+
+\* Nothing in use is lost: every skb in use is reached from a holder or a
+\* defer list, directly or through frag lists.
+RECURSIVE Reach(_, _)
+Reach(S, n) == IF n = 0 THEN S ELSE Reach(S \cup UNION {Chain(p) : p \in S}, n - 1)
+Rooted == {s \in Skbs : held[s] > 0} \cup UNION {Range(defer[c]) : c \in CPUs}
+NoLeak == Live \subseteq Reach(Rooted, 2)
 
 (***************************************************************************)
 (* Liveness                                                                *)
