@@ -60,7 +60,7 @@ test-rust: deps
 	$(CARGO) test --workspace
 
 test-loom: deps
-	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx --test loom_devmem --test loom_xsk_rx --test loom_iouring
+	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx --test loom_devmem --test loom_xsk_rx --test loom_iouring --test loom_napi
 
 # The campaign (`ringlab verify`: models, proofs, mutants) runs once and
 # writes the report the browser test then opens; the automatic campaign's
