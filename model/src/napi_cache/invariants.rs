@@ -8,7 +8,7 @@ use super::state::{si, State};
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 9] = [
+pub const INVARIANTS: [Invariant; 10] = [
     ("TypeOK", State::type_ok),
     ("CacheLocal", State::cache_local),
     ("CacheBounded", State::cache_bounded),
@@ -18,6 +18,7 @@ pub const INVARIANTS: [Invariant; 9] = [
     ("DeferCountMatches", State::defer_count_matches),
     ("RefsAccounted", State::refs_accounted),
     ("FramesConserved", State::frames_conserved),
+    ("NoLeak", State::no_leak),
 ];
 
 /// The invariant with this spec name.
@@ -118,6 +119,24 @@ impl State {
         let pending: i64 = self.pending.iter().map(|&p| i64::from(p)).sum();
         i64::from(cfg.nframes) - i64::from(self.left)
             == i64::from(self.rcvd) + i64::from(self.dropped) + pending
+    }
+
+    /// NoLeak: every skb in use is reached from a holder or a defer list,
+    /// directly or through frag lists (Reach(Rooted, 2)).
+    pub fn no_leak(&self, cfg: &Config) -> bool {
+        let mut reach: Vec<bool> = cfg
+            .skbs()
+            .map(|s| self.held[si(s)] > 0 || self.defer.iter().any(|q| q.contains(&s)))
+            .collect();
+        for _ in 0..2 {
+            let from: Vec<u8> = cfg.skbs().filter(|&s| reach[si(s)]).collect();
+            for p in from {
+                for x in self.chain(p) {
+                    reach[si(x)] = true;
+                }
+            }
+        }
+        self.live().all(|s| reach[si(s)])
     }
 
     /// The first of the invariants `names` that this state violates, in

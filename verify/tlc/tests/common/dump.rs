@@ -13,8 +13,22 @@ use ringlab_tlc::{RunOpts, Tlc, TlcResult};
 /// values over lines; no string value of the specs has a space inside).
 pub type Printed = BTreeMap<String, String>;
 
+/// A value with its whitespace removed, and a value that is an interval
+/// `a..b` written as the set it is: TLC prints a variable still holding
+/// the interval Init gave it (NapiSkbCache's slab = Skbs) as `1..4`, and
+/// the same set, once rebuilt, as `{1, 2, 3, 4}`; the two are one state.
 pub fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+    let v: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let interval = v
+        .split_once("..")
+        .and_then(|(a, b)| Some((a.parse::<i64>().ok()?, b.parse::<i64>().ok()?)));
+    match interval {
+        Some((a, b)) => {
+            let xs: Vec<String> = (a..=b).map(|x| x.to_string()).collect();
+            format!("{{{}}}", xs.join(","))
+        }
+        None => v,
+    }
 }
 
 /// The states of a TLC -dump file.
