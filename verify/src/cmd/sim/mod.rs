@@ -2,7 +2,8 @@
 //! sim/src/harness/): `ring` (one xsk ring), `copy-tx` (copy-mode
 //! transmit, also what `ringlab sim` with no subcommand runs), `devmem`
 //! (devmem TCP receive tokens), `xsk-rx` (AF_XDP receive), `iouring-zc`
-//! (io_uring zero-copy send and its notifications), each under the
+//! (io_uring zero-copy send and its notifications), `napi-cache` (the
+//! per-CPU NAPI skb cache, defer lists and tun's batches), each under the
 //! seeded deterministic scheduler (every invariant after every step) or on real threads; and
 //! `replay` of a recorded trace. Every run prints its seed; a failing
 //! deterministic run leaves its trace, which `ringlab sim replay` replays.
@@ -11,6 +12,7 @@
 mod copy_tx;
 mod devmem;
 mod iouring_zc;
+mod napi_cache;
 mod replay;
 mod ring;
 mod xsk_rx;
@@ -36,6 +38,8 @@ pub enum SimCmd {
     XskRx(xsk_rx::XskRxArgs),
     /// io_uring SEND_ZC and its notifications (specs/IoUringZcNotif.tla): submitter, network stack, reaper
     IouringZc(iouring_zc::IoUringZcArgs),
+    /// The per-CPU NAPI skb cache, defer lists and tun's batches (specs/NapiSkbCache.tla): CPUs polling, tun, a receiver freeing remotely
+    NapiCache(napi_cache::NapiCacheArgs),
     /// Replay a recorded trace: the first step that differs, or that it replays exactly
     Replay(replay::ReplayArgs),
 }
@@ -60,6 +64,7 @@ pub fn run(a: &SimArgs) -> Result<bool, String> {
         Some(SimCmd::Ring(r)) => ring::run(r),
         Some(SimCmd::XskRx(x)) => xsk_rx::run(x),
         Some(SimCmd::IouringZc(i)) => iouring_zc::run(i),
+        Some(SimCmd::NapiCache(n)) => napi_cache::run(n),
         Some(SimCmd::Replay(r)) => replay::run(r),
     }
 }
@@ -204,6 +209,7 @@ mod tests {
         assert!(matches!(parse("ring check t.jsonl").unwrap().cmd, Some(SimCmd::Ring(_))));
         assert!(matches!(parse("replay t.jsonl").unwrap().cmd, Some(SimCmd::Replay(_))));
         assert!(matches!(parse("iouring-zc --threads").unwrap().cmd, Some(SimCmd::IouringZc(_))));
+        assert!(matches!(parse("napi-cache --path bulk").unwrap().cmd, Some(SimCmd::NapiCache(_))));
         assert!(parse("--seed 3 ring").is_err());
         assert!(parse("replay").unwrap_err().contains("FILE"));
     }
