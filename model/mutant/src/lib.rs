@@ -65,6 +65,7 @@ pub const KNOWN: &[&str] = &[
     "mutant-napi-flush-count-kept",
     "mutant-napi-xdp-drop-uncounted",
     "mutant-napi-defer-no-kick",
+    "mutant-napi-gro-self",
     // The model as oracle of the live diff and the chain (model/src).
     "mutant-diff-straddle",
     "mutant-diff-budget-33",

@@ -1,7 +1,7 @@
 //! References beyond the first (Clone): SkbGet, SkbGroReceiveList,
 //! PskbCopy.
 
-use super::config::Config;
+use super::config::{Config, Mutant};
 use super::state::{ci, si, Cpu, Ctx, Skb, State};
 
 impl State {
@@ -18,9 +18,12 @@ impl State {
 
     /// SkbGroReceiveList(c, p, t): skb_gro_receive_list() in c's poll: t,
     /// held once, joins the end of p's frag list, its reference moving
-    /// there.
+    /// there. napi-gro-self: t may be p itself.
     pub fn skb_gro_receive_list(&self, cfg: &Config, c: Cpu, p: Skb, t: Skb) -> Option<State> {
-        if !cfg.clone || !cfg.has_cpu(c) || !cfg.has_skb(p) || !cfg.has_skb(t) || p == t {
+        if !cfg.clone || !cfg.has_cpu(c) || !cfg.has_skb(p) || !cfg.has_skb(t) {
+            return None;
+        }
+        if p == t && !cfg.bug(Mutant::GroSelf) {
             return None;
         }
         if self.ctx[ci(c)] != Ctx::Napi

@@ -59,6 +59,8 @@ crate::mutant::spec_mutants! {
     XdpDropUncounted => "napi-xdp-drop-uncounted",
     /// No IPI at half of DeferMax.
     DeferNoKick => "napi-defer-no-kick",
+    /// GRO appends an skb to its own frag list.
+    GroSelf => "napi-gro-self",
 }
 
 impl Mutant {
@@ -78,6 +80,7 @@ impl Mutant {
             Mutant::FlushCountKept => "mutant-napi-flush-count-kept",
             Mutant::XdpDropUncounted => "mutant-napi-xdp-drop-uncounted",
             Mutant::DeferNoKick => "mutant-napi-defer-no-kick",
+            Mutant::GroSelf => "mutant-napi-gro-self",
         })
     }
 }
