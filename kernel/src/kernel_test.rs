@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 pub use doc::KernelDoc;
-use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, XskxceiverPair, W1};
+use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, TunPair, XskxceiverPair, W1};
 use series::Series;
 use vm::{Campaign, Kernel, Plan, FAULTS_RX_STEP, FAULTS_RX_XSK_STEP, REDIRECT_XSK_STEP};
 
@@ -145,9 +145,13 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     step("building the patched kernel");
     let (patched_src, patched_build) = vm::build(root, &patched)?;
 
-    let plan_base = base_plan(a);
+    let tun = touches_tun(&series);
+    let plan_base = if tun { tun_plan(a) } else { base_plan(a) };
     let batch = adds_xmit_batch(&series);
     let redirect_xsk = adds_redirect_xsk(&series);
+    if tun {
+        eprintln!("kernel-test: the series changes tun: both guests run the tun workload (ringlab tun-vhost) instead of the AF_XDP campaigns");
+    }
     if !batch {
         eprintln!("kernel-test: the series adds no XDP_GENERIC_XMIT_BATCH: its guest runs the 6.12 profile, as the released kernel's does");
     }
@@ -164,10 +168,11 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
 
     step("booting the patched kernel once more with the reproducers alone (a kernel without the fix crashes)");
     let fixed = repro::carries_fix(&series);
-    let repro = repro::ReproPair {
+    // the reproducers are AF_XDP's: a tun series' guests have no use for them
+    let repro = (!tun).then(|| repro::ReproPair {
         baseline: base_run.repro,
         patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk),
-    };
+    });
 
     let mut mutants = Vec::new();
     for m in &a.mutants {
@@ -196,7 +201,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         faults: FaultRuns::of(fault_runs),
         kmemleak: KmemleakPair { baseline: results::kmemleak(&base_res), patched: results::kmemleak(&patched_res) },
         mutants,
-        repro: Some(repro),
+        repro,
         probe: ProbePair { baseline: results::probe(&base_res), patched: results::probe(&patched_res) },
         times: Times {
             build_baseline_s: round(base_build),
@@ -205,6 +210,7 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
             boot_patched_s: round(patched_boot),
         },
         scenarios_per_campaign: a.scenarios,
+        tun: tun.then(|| TunPair { baseline: results::tun(&base_res), patched: results::tun(&patched_res) }),
     });
     finish(root, doc)
 }
@@ -235,8 +241,13 @@ fn released_run(root: &Path, base: &Kernel, plan: &Plan, payload: &Path) -> Resu
     }
     step("booting the released kernel");
     let (res, boot_s) = vm::boot(root, base, plan, payload)?;
-    step("booting the released kernel once more with the reproducers alone (it must crash)");
-    let repro = repro::run(root, base, payload, false, false);
+    // the reproducers are AF_XDP's, of no use to the tun workload's plan
+    let repro = if plan.tun_rounds > 0 {
+        repro::ReproRun::default()
+    } else {
+        step("booting the released kernel once more with the reproducers alone (it must crash)");
+        repro::run(root, base, payload, false, false)
+    };
     let r = ReleasedRun { plan: text, res, boot_s, repro };
     *cache = Some(r.clone());
     Ok(r)
@@ -436,7 +447,34 @@ fn base_plan(a: &KernelTestArgs) -> Plan {
         scenarios: a.scenarios,
         fault_rounds: a.fault_rounds,
         seed: a.seed,
+        tun_rounds: 0,
+        tun_failslab: 0,
     }
+}
+
+/// Kicks per batch size of the tun workload, and failslab's percentage in
+/// its fault run.
+pub const TUN_ROUNDS: u64 = 20;
+pub const TUN_FAILSLAB: u64 = 10;
+
+/// What both guests of a series that touches tun run: the tun workload
+/// between kmemleak's clear and scan, and none of the AF_XDP campaigns,
+/// which such a series leaves alone.
+fn tun_plan(a: &KernelTestArgs) -> Plan {
+    Plan {
+        xskxceiver: false,
+        mainline: false,
+        faults: vec![],
+        faults_rx: false,
+        tun_rounds: TUN_ROUNDS,
+        tun_failslab: TUN_FAILSLAB,
+        ..base_plan(a)
+    }
+}
+
+/// Whether a patch of `s` changes drivers/net/tun.c.
+fn touches_tun(s: &Series) -> bool {
+    s.patches.iter().any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l == "+++ b/drivers/net/tun.c")))
 }
 
 /// What the patched kernel's guest runs: the batch campaigns, which set
@@ -498,6 +536,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
     let runs = diff_runs(plan, &res);
     let faults = fault_runs(plan, &res);
     let leaks = results::kmemleak(&res);
+    let tun_broke = plan.tun_rounds > 0 && !results::tun(&res).problems().is_empty();
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
     let caught_by: Vec<String> = [
@@ -506,6 +545,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
         ("faults:double", broke(FaultRun::double)),
         ("faults:leaks", broke(FaultRun::leaks)),
         ("kmemleak", leaks.unreferenced > 0),
+        ("tun", tun_broke),
     ]
     .into_iter()
     .filter_map(|(name, hit)| hit.then(|| name.to_string()))
@@ -563,6 +603,20 @@ mod tests {
         let text = vm::plan_text(&plan(false, true));
         assert!(text.contains("diff-mainline") && text.contains("faults --json --batch 0"), "{text}");
         assert!(text.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 5 --seed 1\n"), "{text}");
+    }
+
+    #[test]
+    fn a_tun_series_runs_the_tun_workload_alone() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert!(touches_tun(&Series::read(&root.join("patches/tun-napi-cache")).unwrap()));
+        assert!(!touches_tun(&Series::read(&root.join("patches/xsk-batch-xmit")).unwrap()));
+        let a = KernelTestArgs { series: None, mutants: vec![], scenarios: 5, fault_rounds: 3, seed: 1, json: false, no_vm: false, empty: Default::default() };
+        let text = vm::plan_text(&mutant_plan(&patched_plan(&tun_plan(&a), false, false), false));
+        assert!(text.contains("\ntun-vhost 900 /ringlab/ringlab tun-vhost --json --rounds 20 --failslab 10\n"), "{text}");
+        // between kmemleak's clear and its scan, and no AF_XDP campaign
+        assert!(text.find("kmemleak-clear").unwrap() < text.find("tun-vhost").unwrap() && text.find("tun-vhost").unwrap() < text.find("kmemleak 600").unwrap(), "{text}");
+        assert!(!text.contains(" diff ") && !text.contains(" faults ") && !text.contains("xskxceiver"), "{text}");
+        assert!(!vm::plan_text(&base_plan(&a)).contains("tun-vhost"));
     }
 
     #[test]

@@ -33,3 +33,4 @@ pub mod diff_doc;
 pub mod faults;
 pub mod kernel_test;
 pub mod iouring;
+pub mod tun_vhost;

@@ -47,6 +47,9 @@ enum Cmd {
     Bench(bench::BenchCmd),
     /// A kernel patch series against 6.12.117: checkpatch, W=1, then built, booted in qemu and tested against the model
     KernelTest(ringlab_kernel::kernel_test::KernelTestArgs),
+    /// vhost-net TX through a tap with XDP_PASS, frames conserved (kernel-test's tun workload, in its guest)
+    #[command(hide = true)]
+    TunVhost(ringlab_kernel::tun_vhost::TunVhostArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Cmd::Repro(a) => repro::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::KernelTest(a) => kernel_test::run(&a),
+        Cmd::TunVhost(a) => ringlab_kernel::tun_vhost::main(&a),
     };
     match done {
         Ok(true) => ExitCode::SUCCESS,

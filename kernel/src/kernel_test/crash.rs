@@ -143,6 +143,7 @@ ringlab-vm: step diff-batch16-budget64 start
             "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
             "UBSAN: array-index-out-of-bounds in net/xdp/xsk.c:1080:3",
             "Oops: general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] SMP",
+            "[ 9.2] WARNING: CPU: 1 PID: 93 at net/core/skbuff.c:381 napi_skb_cache_get_bulk+0x1a3/0x1b0",
         ] {
             assert!(scan(l, Path::new("c")).is_some(), "{l}");
         }
@@ -169,6 +170,8 @@ ringlab-vm: step diff-batch16-budget64 start
             "[ 5.0] CPU: 1 PID: 80 Comm: ringlab Not tainted 6.12.117 #1",
             "xskxceiver: SEND_RECEIVE BUG: none",
             "[ 5.0] watchdog: soft lockup detector enabled",
+            // a WARN elsewhere than the NAPI skb cache, tun or vhost
+            "[ 5.0] WARNING: CPU: 0 PID: 1 at kernel/smp.c:815 smp_call_function_many_cond+0x1/0x2",
         ] {
             assert_eq!(scan(l, Path::new("c")), None, "{l}");
         }

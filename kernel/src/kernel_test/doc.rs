@@ -71,6 +71,44 @@ pub struct Guests {
     pub probe: ProbePair,
     pub times: Times,
     pub scenarios_per_campaign: u64,
+    /// The tun workload (`ringlab tun-vhost`) of a series that touches
+    /// tun, whose guests run it instead of the AF_XDP campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tun: Option<TunPair>,
+}
+
+/// `ringlab tun-vhost` in the released and the patched guest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TunPair {
+    pub baseline: TunRun,
+    pub patched: TunRun,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TunRun {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<crate::tun_vhost::TunVhostDoc>,
+}
+
+impl TunRun {
+    /// Why the run is not a pass: no answer, no frame sent, no fault
+    /// fired in a failslab run (it could not have failed), or frames not
+    /// conserved.
+    pub fn problems(&self) -> Vec<String> {
+        let Some(d) = &self.doc else {
+            return vec![self.error.clone().unwrap_or_else(|| "tun-vhost: no result".into())];
+        };
+        let mut p = d.problems.clone();
+        if d.runs.iter().all(|r| r.frames == 0) {
+            p.push("tun-vhost: no frame was sent".into());
+        }
+        for r in d.runs.iter().filter(|r| r.failslab > 0 && r.faults == 0) {
+            p.push(format!("tun-vhost: batch {} under failslab: no fault fired, so the run could not fail", r.batch));
+        }
+        p
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -298,14 +336,21 @@ impl KernelDoc {
         let Some(g) = self.guests.as_ref().filter(|_| self.vm) else {
             return p;
         };
-        for (k, x) in [("baseline", &g.xskxceiver.baseline), ("patched", &g.xskxceiver.patched)] {
+        if let Some(t) = &g.tun {
+            for (k, r) in [("baseline", &t.baseline), ("patched", &t.patched)] {
+                p.extend(r.problems().into_iter().map(|l| format!("{k} kernel: {l}")));
+            }
+        }
+        // a tun series' guests run the tun workload, not the AF_XDP ones
+        let xsk: &[(&str, &Xskxceiver)] = if g.tun.is_some() { &[] } else { &[("baseline", &g.xskxceiver.baseline), ("patched", &g.xskxceiver.patched)] };
+        for &(k, x) in xsk {
             if let Some(e) = &x.error {
                 p.push(format!("xskxceiver on the {k} kernel: {e}"));
             } else if x.fail.unwrap_or(0) > 0 || x.pass.unwrap_or(0) == 0 {
                 p.push(format!("xskxceiver on the {k} kernel: {} passed, {} failed", opt(x.pass), opt(x.fail)));
             }
         }
-        let campaigns = std::iter::once(("baseline", &g.diff.baseline)).chain(g.diff.patched.runs.iter().map(|r| ("patched", r)));
+        let campaigns = std::iter::once(("baseline", &g.diff.baseline)).filter(|_| g.tun.is_none()).chain(g.diff.patched.runs.iter().map(|r| ("patched", r)));
         for (k, c) in campaigns {
             if let Some(e) = &c.error {
                 p.push(format!("{k} {e}"));
@@ -490,5 +535,36 @@ mod tests {
         assert!(back.guests.as_ref().unwrap().faults.runs[1].report.is_none());
         assert_eq!(v["kmemleak"]["patched"]["scans"], 2);
         assert_eq!(v["xskxceiver"]["baseline"]["pass"], 3);
+    }
+
+    #[test]
+    fn a_tun_series_is_judged_by_its_workload() {
+        use crate::tun_vhost::{BatchRun, TunVhostDoc};
+        let run = |runs: Vec<BatchRun>| {
+            let mut d = TunVhostDoc { xdp_attached: true, runs, ..Default::default() };
+            d.problems = d.runs.iter().flat_map(BatchRun::problems).collect();
+            TunRun { doc: Some(d), error: None }
+        };
+        let clean = BatchRun { batch: 64, frames: 64, used: 64, received: 64, ..Default::default() };
+        let faulted = BatchRun { failslab: 10, faults: 3, received: 62, lost: 2, ..clean.clone() };
+        // no xskxceiver nor AF_XDP campaign ran: not counted against it
+        let mut d = KernelDoc { vm: true, w1: W1 { applied: 0, ..Default::default() }, ..Default::default() };
+        let tun = TunPair { baseline: run(vec![clean.clone(), faulted.clone()]), patched: run(vec![clean.clone(), faulted.clone()]) };
+        let clean_leaks = Kmemleak { scans: 2, ..Default::default() };
+        let kmemleak = KmemleakPair { baseline: clean_leaks.clone(), patched: clean_leaks };
+        d.guests = Some(Guests { tun: Some(tun), kmemleak, ..Default::default() });
+        assert_eq!(d.find_problems(), Vec::<String>::new());
+        // a frame lost with no fault fired, on the patched kernel
+        let lost = BatchRun { received: 63, lost: 1, ..clean.clone() };
+        d.guests.as_mut().unwrap().tun.as_mut().unwrap().patched = run(vec![lost, faulted.clone()]);
+        let p = d.find_problems();
+        assert!(p.len() == 1 && p[0].starts_with("patched kernel: batch 64 (failslab 0%): 1 frames lost with 0 faults"), "{p:?}");
+        // a failslab run in which no fault fired could not have failed
+        let quiet = BatchRun { faults: 0, lost: 0, received: 64, ..faulted };
+        d.guests.as_mut().unwrap().tun.as_mut().unwrap().patched = run(vec![clean, quiet]);
+        assert!(d.find_problems()[0].contains("no fault fired"), "{:?}", d.find_problems());
+        // no answer from the guest
+        d.guests.as_mut().unwrap().tun.as_mut().unwrap().baseline = TunRun { error: Some("tun-vhost: timed out in the guest".into()), doc: None };
+        assert!(d.find_problems().iter().any(|l| l == "baseline kernel: tun-vhost: timed out in the guest"));
     }
 }

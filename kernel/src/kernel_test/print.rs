@@ -59,6 +59,24 @@ fn fault_line(f: &FaultRun) -> String {
     }
 }
 
+/// The tun workload, the two kernels beside each other per batch size:
+/// frames conserved, and skbuff_head_cache's slab events per frame.
+fn tun_lines(t: &super::doc::TunPair) {
+    for (k, r) in [("baseline", &t.baseline), ("patched", &t.patched)] {
+        if let Some(e) = &r.error {
+            println!("  tun-vhost {k}: {e}");
+        }
+    }
+    let (Some(b), Some(p)) = (&t.baseline.doc, &t.patched.doc) else { return };
+    println!("  tun-vhost (vhost-net TX, XDP_PASS on the tap)  frames received+dropped/lost/faults   slab allocs+frees per frame");
+    println!("  {:>5} {:>9}  {:>22} {:>22}  {:>11} {:>11}", "batch", "failslab", "baseline", "patched", "baseline", "patched");
+    for (x, y) in b.runs.iter().zip(&p.runs) {
+        let cons = |r: &crate::tun_vhost::BatchRun| format!("{}+{}/{}/{}", r.received, r.dropped, r.lost, r.faults);
+        let per = |r: &crate::tun_vhost::BatchRun| r.slab.filter(|_| r.frames > 0).map_or("?".into(), |s| format!("{:.2}+{:.2}", s.allocs() as f64 / r.frames as f64, s.frees() as f64 / r.frames as f64));
+        println!("  {:>5} {:>8}%  {:>22} {:>22}  {:>11} {:>11}", x.batch, x.failslab, cons(x), cons(y), per(x), per(y));
+    }
+}
+
 pub fn print(d: &KernelDoc) {
     println!("series {} ({} patches, linux 6.12.117)", d.series, d.patches);
     println!("  checkpatch --strict   {} errors, {} warnings, {} checks", d.checkpatch_errors, d.checkpatch_warnings, d.checkpatch_checks);
@@ -86,7 +104,11 @@ pub fn print(d: &KernelDoc) {
                 };
                 println!("  {k:<9} build {build:>6}s  boot+tests {boot:>6}s  xskxceiver {xs}");
             }
-            println!("  diff baseline  profile 6.12            {}", campaign_line(&g.diff.baseline));
+            if let Some(t) = &g.tun {
+                tun_lines(t);
+            } else {
+                println!("  diff baseline  profile 6.12            {}", campaign_line(&g.diff.baseline));
+            }
             for r in &g.diff.patched.runs {
                 println!("  diff patched   {:<24} {}", r.name, campaign_line(r));
             }

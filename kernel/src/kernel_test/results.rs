@@ -138,6 +138,17 @@ pub fn kmemleak(dir: &Path) -> Kmemleak {
     }
 }
 
+/// `ringlab tun-vhost --json`'s document, or why there is none.
+pub fn tun(dir: &Path) -> super::doc::TunRun {
+    let c = read(dir, TUN_STEP);
+    match c.as_ref().and_then(json_out::<crate::tun_vhost::TunVhostDoc>) {
+        Some(d) => super::doc::TunRun { doc: Some(d), error: None },
+        None => super::doc::TunRun { error: Some(failure(TUN_STEP, &c)), doc: None },
+    }
+}
+
+pub const TUN_STEP: &str = "tun-vhost";
+
 pub fn probe(dir: &Path) -> ProbeRun {
     let c = read(dir, "probe");
     match c.as_ref().and_then(json_out::<Probe>) {

@@ -44,6 +44,10 @@ pub struct Plan {
     pub scenarios: u64,
     pub fault_rounds: u64,
     pub seed: u64,
+    /// `ringlab tun-vhost`'s rounds per batch size (0: not run), then the
+    /// same under failslab at `tun_failslab`%.
+    pub tun_rounds: u64,
+    pub tun_failslab: u64,
 }
 
 impl Campaign {
@@ -103,6 +107,9 @@ pub fn plan_text(p: &Plan) -> String {
             p.fault_rounds,
             p.seed + i as u64
         );
+    }
+    if p.tun_rounds > 0 {
+        t += &format!("{} 900 {d} tun-vhost --json --rounds {} --failslab {}\n", super::results::TUN_STEP, p.tun_rounds, p.tun_failslab);
     }
     if p.faults_rx {
         t += &format!("{FAULTS_RX_STEP} {faults} {d} faults --rx --json --rounds {} --seed {}\n", p.fault_rounds, p.seed);
@@ -290,6 +297,8 @@ mod tests {
             scenarios: 7,
             fault_rounds: 9,
             seed: 3,
+            tun_rounds: 0,
+            tun_failslab: 0,
         };
         let t = plan_text(&p);
         for l in t.lines().filter(|l| !l.starts_with('#')) {
