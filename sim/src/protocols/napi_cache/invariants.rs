@@ -5,24 +5,22 @@
 //! evaluated by the model (ringlab_model::napi_cache) on
 //! [`NapiSkbCache::model_state`], with a description of what broke.
 
-use ringlab_model::napi_cache::{Config, State};
+use ringlab_model::napi_cache::{Config, State, INVARIANTS};
 
 use super::system::NapiSkbCache;
 pub use crate::harness::Violation;
 
 /// The invariants checked after every step: all of the spec's, in the
 /// order its model configs list them.
-pub const CHECKED: [&str; 9] = [
-    "TypeOK",
-    "CacheLocal",
-    "CacheBounded",
-    "CachedReleased",
-    "OnePlace",
-    "DeferOwner",
-    "DeferCountMatches",
-    "RefsAccounted",
-    "FramesConserved",
-];
+pub const CHECKED: [&str; INVARIANTS.len()] = {
+    let mut n = [""; INVARIANTS.len()];
+    let mut i = 0;
+    while i < n.len() {
+        n[i] = INVARIANTS[i].0;
+        i += 1;
+    }
+    n
+};
 
 /// What the projection does not show: a cache touched by another CPU or
 /// with BH on at any time (the lock's assertion, which a later access
