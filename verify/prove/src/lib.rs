@@ -1,6 +1,6 @@
 //! Z3 proofs of the xsk ring index arithmetic over 32-bit bit-vectors, of
-//! the devmem token counters (`devmem`), and of the TX descriptor check
-//! (`desc`).
+//! the devmem token counters (`devmem`), of the TX descriptor check
+//! (`desc`), and of the NAPI skb cache's counters (`napi_cache`).
 //!
 //! Each proof is an inductive step `Inv(s) /\ guard /\ step(s, s') => goal(s')`
 //! for every power-of-two size 1..=2^31 and every u32 counter value. `Inv` is
@@ -14,6 +14,7 @@ mod desc;
 mod devmem;
 mod kernel_cons;
 mod kernel_prod;
+mod napi_cache;
 mod refuted;
 mod ring;
 mod setup;
@@ -120,6 +121,7 @@ fn table() -> Vec<Entry> {
     t.extend(refuted::entries());
     t.extend(devmem::entries());
     t.extend(desc::entries());
+    t.extend(napi_cache::entries());
     t
 }
 
