@@ -6,7 +6,8 @@
 //! state print, and how a rejection is explained. xsk_ring.rs: the
 //! simulator's ring traces (specs/XskRingTrace.tla); copy_tx.rs:
 //! XskCopyTxTrace.tla; devmem.rs: DevmemTokensTrace.tla; xsk_rx.rs:
-//! XskRxTrace.tla; iouring_zc.rs: IoUringZcNotifTrace.tla.
+//! XskRxTrace.tla; iouring_zc.rs: IoUringZcNotifTrace.tla; napi_cache.rs:
+//! NapiSkbCacheTrace.tla.
 
 /// The path's functions for one spec `$spec` (a [`SpecTrace`] whose
 /// config and state are `$cfg` and `$state`), under the names every spec
@@ -69,6 +70,7 @@ pub mod copy_tx;
 pub mod devmem;
 pub mod iouring_zc;
 pub mod kernel_chain;
+pub mod napi_cache;
 pub mod rx_chain;
 mod validate;
 pub mod xsk_ring;
