@@ -12,7 +12,8 @@
 //! napi-return-overflow (CacheBounded), napi-put-unreleased
 //! (CachedReleased), napi-consume-no-unref, napi-bulk-lost-head
 //! (OnePlace), napi-defer-wrong-cpu (DeferOwner), napi-flush-count-kept
-//! (DeferCountMatches), napi-xdp-drop-uncounted (FramesConserved): with
+//! (DeferCountMatches), napi-xdp-drop-uncounted (FramesConserved),
+//! napi-gro-self (NoLeak), napi-defer-no-kick (no run sends an IPI): with
 //! the mutant in, the clean runs below fail, and the test of that mutant
 //! checks it is its invariant that breaks.
 
@@ -226,5 +227,12 @@ fn flush_count_kept_leaves_the_count_behind() {
 fn xdp_drop_uncounted_loses_a_frame() {
     if ringlab_mutant::on("mutant-napi-xdp-drop-uncounted") {
         mutant_breaks("napi-cache", "FramesConserved");
+    }
+}
+
+#[test]
+fn gro_self_puts_an_skb_on_its_own_list() {
+    if ringlab_mutant::on("mutant-napi-gro-self") {
+        mutant_breaks("napi-cache-clone", "NoLeak");
     }
 }
