@@ -66,10 +66,14 @@ test-loom: deps
 # writes the report the browser test then opens; the automatic campaign's
 # sample is one mutant per spec here (make verify takes three).
 # The kernel series' checks that need no VM (checkpatch, git am + W=1 per
-# patch) run here; the VM pipeline is in make verify / make kernel-vm-test.
+# patch) run here for every series; the VM pipeline is in make verify /
+# make kernel-vm-test.
 test: build test-rust test-loom
 	$(RINGLAB) verify --quiet --mutate-sample 1
-	$(RINGLAB) kernel-test --no-vm
+	@for s in $(KERNEL_SERIES); do \
+	    echo "$(RINGLAB) kernel-test --no-vm --series $$s"; \
+	    $(RINGLAB) kernel-test --no-vm --series $$s || exit 1; \
+	done
 	$(MAKE) --no-print-directory test-explorer
 	bash scripts/test-docs.sh
 

@@ -166,12 +166,11 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     let patched_payload = vm::payload(root, &patched, &patched_src)?;
     let (patched_res, patched_boot) = vm::boot(root, &patched, &plan_patched, &patched_payload)?;
 
-    step("booting the patched kernel once more with the reproducers alone (a kernel without the fix crashes)");
     let fixed = repro::carries_fix(&series);
     // the reproducers are AF_XDP's: a tun series' guests have no use for them
-    let repro = (!tun).then(|| repro::ReproPair {
-        baseline: base_run.repro,
-        patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk),
+    let repro = (!tun).then(|| {
+        step("booting the patched kernel once more with the reproducers alone (a kernel without the fix crashes)");
+        repro::ReproPair { baseline: base_run.repro, patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk) }
     });
 
     let mut mutants = Vec::new();
@@ -455,7 +454,7 @@ fn base_plan(a: &KernelTestArgs) -> Plan {
 /// Kicks per batch size of the tun workload, and failslab's percentage in
 /// its fault run.
 pub const TUN_ROUNDS: u64 = 20;
-pub const TUN_FAILSLAB: u64 = 10;
+pub const TUN_FAILSLAB: u64 = 20;
 
 /// What both guests of a series that touches tun run: the tun workload
 /// between kmemleak's clear and scan, and none of the AF_XDP campaigns,
@@ -612,7 +611,7 @@ mod tests {
         assert!(!touches_tun(&Series::read(&root.join("patches/xsk-batch-xmit")).unwrap()));
         let a = KernelTestArgs { series: None, mutants: vec![], scenarios: 5, fault_rounds: 3, seed: 1, json: false, no_vm: false, empty: Default::default() };
         let text = vm::plan_text(&mutant_plan(&patched_plan(&tun_plan(&a), false, false), false));
-        assert!(text.contains("\ntun-vhost 900 /ringlab/ringlab tun-vhost --json --rounds 20 --failslab 10\n"), "{text}");
+        assert!(text.contains("\ntun-vhost 900 /ringlab/ringlab tun-vhost --json --rounds 20 --failslab 20\n"), "{text}");
         // between kmemleak's clear and its scan, and no AF_XDP campaign
         assert!(text.find("kmemleak-clear").unwrap() < text.find("tun-vhost").unwrap() && text.find("tun-vhost").unwrap() < text.find("kmemleak 600").unwrap(), "{text}");
         assert!(!text.contains(" diff ") && !text.contains(" faults ") && !text.contains("xskxceiver"), "{text}");

@@ -94,8 +94,9 @@ pub struct TunRun {
 
 impl TunRun {
     /// Why the run is not a pass: no answer, no frame sent, no fault
-    /// fired in a failslab run (it could not have failed), or frames not
-    /// conserved.
+    /// fired in all its failslab runs (they could not have failed), or
+    /// frames not conserved. One batch size's failslab run may see no
+    /// fault: the patched kernel calls the slab once per 16 heads or so.
     pub fn problems(&self) -> Vec<String> {
         let Some(d) = &self.doc else {
             return vec![self.error.clone().unwrap_or_else(|| "tun-vhost: no result".into())];
@@ -104,8 +105,9 @@ impl TunRun {
         if d.runs.iter().all(|r| r.frames == 0) {
             p.push("tun-vhost: no frame was sent".into());
         }
-        for r in d.runs.iter().filter(|r| r.failslab > 0 && r.faults == 0) {
-            p.push(format!("tun-vhost: batch {} under failslab: no fault fired, so the run could not fail", r.batch));
+        let faulted: Vec<_> = d.runs.iter().filter(|r| r.failslab > 0).collect();
+        if !faulted.is_empty() && faulted.iter().all(|r| r.faults == 0) {
+            p.push("tun-vhost: no failslab fault fired, so the fault runs could not fail".into());
         }
         p
     }
@@ -559,10 +561,13 @@ mod tests {
         d.guests.as_mut().unwrap().tun.as_mut().unwrap().patched = run(vec![lost, faulted.clone()]);
         let p = d.find_problems();
         assert!(p.len() == 1 && p[0].starts_with("patched kernel: batch 64 (failslab 0%): 1 frames lost with 0 faults"), "{p:?}");
-        // a failslab run in which no fault fired could not have failed
-        let quiet = BatchRun { faults: 0, lost: 0, received: 64, ..faulted };
+        // failslab runs in which no fault fired could not have failed;
+        // one quiet batch size among others that fired is fine
+        let quiet = BatchRun { faults: 0, lost: 0, received: 64, ..faulted.clone() };
+        d.guests.as_mut().unwrap().tun.as_mut().unwrap().patched = run(vec![clean.clone(), quiet.clone(), faulted]);
+        assert_eq!(d.find_problems(), Vec::<String>::new());
         d.guests.as_mut().unwrap().tun.as_mut().unwrap().patched = run(vec![clean, quiet]);
-        assert!(d.find_problems()[0].contains("no fault fired"), "{:?}", d.find_problems());
+        assert!(d.find_problems()[0].contains("no failslab fault fired"), "{:?}", d.find_problems());
         // no answer from the guest
         d.guests.as_mut().unwrap().tun.as_mut().unwrap().baseline = TunRun { error: Some("tun-vhost: timed out in the guest".into()), doc: None };
         assert!(d.find_problems().iter().any(|l| l == "baseline kernel: tun-vhost: timed out in the guest"));

@@ -68,12 +68,20 @@ fn tun_lines(t: &super::doc::TunPair) {
         }
     }
     let (Some(b), Some(p)) = (&t.baseline.doc, &t.patched.doc) else { return };
-    println!("  tun-vhost (vhost-net TX, XDP_PASS on the tap)  frames received+dropped/lost/faults   slab allocs+frees per frame");
-    println!("  {:>5} {:>9}  {:>22} {:>22}  {:>11} {:>11}", "batch", "failslab", "baseline", "patched", "baseline", "patched");
+    println!("  tun-vhost (vhost-net TX, XDP_PASS on the tap): frames received+dropped/lost/faults fired; skbuff_head_cache");
+    println!("  objects allocated+freed per frame (SLUB_STATS); slab calls per frame, estimated as faults fired / failslab's rate");
+    println!("  {:>5} {:>9}  {:>20} {:>20}  {:>11} {:>11}  {:>8} {:>8}", "batch", "failslab", "baseline", "patched", "baseline", "patched", "baseline", "patched");
     for (x, y) in b.runs.iter().zip(&p.runs) {
         let cons = |r: &crate::tun_vhost::BatchRun| format!("{}+{}/{}/{}", r.received, r.dropped, r.lost, r.faults);
         let per = |r: &crate::tun_vhost::BatchRun| r.slab.filter(|_| r.frames > 0).map_or("?".into(), |s| format!("{:.2}+{:.2}", s.allocs() as f64 / r.frames as f64, s.frees() as f64 / r.frames as f64));
-        println!("  {:>5} {:>8}%  {:>22} {:>22}  {:>11} {:>11}", x.batch, x.failslab, cons(x), cons(y), per(x), per(y));
+        let calls = |r: &crate::tun_vhost::BatchRun| {
+            if r.failslab == 0 || r.frames == 0 {
+                "-".into()
+            } else {
+                format!("{:.3}", r.faults as f64 * 100.0 / f64::from(r.failslab) / r.frames as f64)
+            }
+        };
+        println!("  {:>5} {:>8}%  {:>20} {:>20}  {:>11} {:>11}  {:>8} {:>8}", x.batch, x.failslab, cons(x), cons(y), per(x), per(y), calls(x), calls(y));
     }
 }
 
@@ -94,6 +102,8 @@ pub fn print(d: &KernelDoc) {
         None => println!("  VM                    not run (--no-vm): no kernel built or booted"),
         Some(g) => {
             let t = &g.times;
+            // a tun series' guests run no xskxceiver
+            let xsk_shown = g.tun.is_none();
             for (k, x, build, boot) in [
                 ("baseline", &g.xskxceiver.baseline, t.build_baseline_s, t.boot_baseline_s),
                 ("patched", &g.xskxceiver.patched, t.build_patched_s, t.boot_patched_s),
@@ -102,7 +112,8 @@ pub fn print(d: &KernelDoc) {
                     Some(e) => format!("error: {e}"),
                     None => format!("{} pass, {} fail, {} skip", opt(x.pass), opt(x.fail), opt(x.skip)),
                 };
-                println!("  {k:<9} build {build:>6}s  boot+tests {boot:>6}s  xskxceiver {xs}");
+                let xs = if xsk_shown { format!("  xskxceiver {xs}") } else { String::new() };
+                println!("  {k:<9} build {build:>6}s  boot+tests {boot:>6}s{xs}");
             }
             if let Some(t) = &g.tun {
                 tun_lines(t);
