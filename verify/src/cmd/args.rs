@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use ringlab_tlc::manifest::{find_root, Manifest};
+use ringlab_tlc::Tlc;
 
 #[derive(Args, Clone, Debug)]
 pub struct Common {
@@ -31,6 +32,23 @@ pub struct TlcArgs {
     /// Include the deep tier (bigger rings; minutes, not seconds)
     #[arg(long)]
     pub deep: bool,
+    /// Start a JVM for each model, as TLC is usually run. By default each
+    /// of --jobs JVMs checks one model after another, each model's TLC
+    /// loaded afresh in it, which saves a JVM start and warm-up per model
+    #[arg(long)]
+    pub jvm_per_model: bool,
+}
+
+impl TlcArgs {
+    /// TLC, pooled unless --jvm-per-model.
+    pub fn tlc(&self) -> Result<Tlc, String> {
+        let tlc = Tlc::locate()?;
+        if self.jvm_per_model {
+            Ok(tlc)
+        } else {
+            tlc.pooled()
+        }
+    }
 }
 
 /// The repository root and its manifest of models and mutants.

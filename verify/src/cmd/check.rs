@@ -12,7 +12,6 @@ use ringlab_tlc::check::{self, CheckOpts, ModelResult};
 use ringlab_tlc::coverage::SpecCoverage;
 use ringlab_tlc::manifest::{Manifest, Model};
 use ringlab_tlc::thresholds::{self, Registry, ThresholdResult};
-use ringlab_tlc::Tlc;
 
 use super::args::{load, to_json, Common, TlcArgs};
 use crate::table;
@@ -84,7 +83,7 @@ pub fn run(a: &CheckArgs) -> Result<bool, String> {
     }
     let coverage = check::spec_coverage(&man, &results);
     // Thresholds are the tier's: with models named, only those run.
-    let crossed = if a.models.is_empty() { run_thresholds(&root, &man, &a.common)? } else { Vec::new() };
+    let crossed = if a.models.is_empty() { run_thresholds(&root, &man, &a.tlc, &a.common)? } else { Vec::new() };
     let flags: Vec<bool> = results
         .iter()
         .map(ModelResult::ok)
@@ -130,17 +129,17 @@ fn run_models_as(
     if models.is_empty() {
         return Ok(Vec::new());
     }
-    let tlc = Tlc::locate()?;
+    let tlc = t.tlc()?;
     let opts = CheckOpts { workers: t.workers.max(1), progress: !c.quiet, show_traces: !c.json && !c.quiet, actor };
     let jobs = ringlab_tlc::parallel::jobs(t.jobs);
     Ok(ringlab_tlc::parallel::in_parallel(models, jobs, |m| check::run_model(&tlc, root, man, m, &opts)))
 }
 
 /// Every threshold of specs/thresholds.json, checked.
-pub fn run_thresholds(root: &Path, man: &Manifest, c: &Common) -> Result<Vec<ThresholdResult>, String> {
+pub fn run_thresholds(root: &Path, man: &Manifest, t: &TlcArgs, c: &Common) -> Result<Vec<ThresholdResult>, String> {
     let reg = Registry::load(&root.join("specs/thresholds.json"))?;
     reg.validate(man).map_err(|e| format!("specs/thresholds.json: {e}"))?;
-    let tlc = Tlc::locate()?;
+    let tlc = t.tlc()?;
     Ok(thresholds::check(&tlc, root, man, &reg, !c.quiet))
 }
 

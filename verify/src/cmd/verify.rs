@@ -54,7 +54,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let models = check::select(&man, &[], a.tlc.deep)?;
     let mresults = clock.time("models", || run_models(&root, &man, &models, &a.tlc, &a.common))?;
     let coverage = check::spec_coverage(&man, &mresults);
-    let thresholds = clock.time("thresholds", || run_thresholds(&root, &man, &a.common))?;
+    let thresholds = clock.time("thresholds", || run_thresholds(&root, &man, &a.tlc, &a.common))?;
     let presults = clock.time("proofs", || run_proofs(&[], &a.common))?;
     let all: Vec<_> = man.mutants.iter().collect();
     let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, &a.common));

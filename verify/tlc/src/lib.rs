@@ -23,6 +23,7 @@ pub mod itf;
 pub mod lanes;
 pub mod manifest;
 pub mod parallel;
+pub mod pool;
 pub mod sany;
 pub mod thresholds;
 pub mod trace;
@@ -32,6 +33,7 @@ use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -48,6 +50,8 @@ pub use ringlab_model::paths::{specs_dir, SPECS_ENV};
 pub struct Tlc {
     pub java: PathBuf,
     pub jar: PathBuf,
+    /// Long-lived JVMs that [`run`] uses instead of a JVM per run.
+    pub pool: Option<Arc<pool::Pool>>,
 }
 
 impl Tlc {
@@ -83,7 +87,13 @@ impl Tlc {
                 java.display()
             ));
         }
-        Ok(Tlc { java, jar })
+        Ok(Tlc { java, jar, pool: None })
+    }
+
+    /// This TLC with [`run`]'s models checked in pooled JVMs (pool.rs).
+    pub fn pooled(self) -> Result<Tlc, String> {
+        let pool = pool::Pool::new(&self.java, &self.jar)?;
+        Ok(Tlc { pool: Some(Arc::new(pool)), ..self })
     }
 
     /// `java ... tlc2.TLC`, the JVM's temp files in `tmp` (created here).
@@ -216,6 +226,28 @@ pub fn run(
 ) -> Result<TlcResult, String> {
     let metadir = absolute(&opts.metadir);
     let _ = std::fs::remove_dir_all(&metadir);
+    if let Some(pool) = &tlc.pool {
+        let file = spec.file_name().ok_or("spec path has no file name")?;
+        let dir = absolute(spec.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")));
+        let mut args: Vec<String> = vec!["-tool".into(), "-workers".into(), opts.workers.to_string()];
+        args.extend(["-metadir".into(), metadir.display().to_string()]);
+        args.extend(["-config".into(), absolute(config).display().to_string()]);
+        args.extend(opts.extra.iter().cloned());
+        args.push(file.to_string_lossy().into_owned());
+        let library = opts.library.map(absolute);
+        let start = Instant::now();
+        let mut parser = Parser::new(properties);
+        let ran = pool.run(&dir, library.as_deref(), &args, &mut |line| {
+            if let Some(mut p) = parser.feed(line) {
+                p.seconds = start.elapsed().as_secs_f64();
+                on_progress(&p);
+            }
+        });
+        let seconds = start.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&metadir);
+        let ran = ran?;
+        return Ok(parser.finish(seconds, Some(ran.status), &ran.stderr));
+    }
     let mut cmd = tlc.command(&metadir.join("tmp"), opts.library)?;
     cmd.arg("-tool")
         .arg("-workers")
