@@ -470,11 +470,12 @@ RefsAccounted == \A s \in Skbs : users[s] = Refs(s)
 FramesConserved == NFrames - left = rcvd + dropped + SumOver(pending, CPUs)
 
 \* Nothing in use is lost: every skb in use is reached from a holder or a
-\* defer list, directly or through frag lists.
+\* defer list, directly or through frag lists (flat: one step reaches
+\* every member).
 RECURSIVE Reach(_, _)
 Reach(S, n) == IF n = 0 THEN S ELSE Reach(S \cup UNION {Chain(p) : p \in S}, n - 1)
 Rooted == {s \in Skbs : held[s] > 0} \cup UNION {Range(defer[c]) : c \in CPUs}
-NoLeak == Live \subseteq Reach(Rooted, 2)
+NoLeak == Live \subseteq Reach(Rooted, 1)
 
 (***************************************************************************)
 (* Liveness                                                                *)
