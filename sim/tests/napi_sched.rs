@@ -236,3 +236,36 @@ fn gro_self_puts_an_skb_on_its_own_list() {
         mutant_breaks("napi-cache-clone", "NoLeak");
     }
 }
+
+/// The checks only the objects can make fail where they should: a head
+/// freed into the slab while free, a cache touched by another CPU (which
+/// a later access by its own hides from the spec's touch), a flush that
+/// finds another CPU's skb.
+#[test]
+fn the_concrete_checks_catch_what_the_projection_cannot() {
+    use ringlab_sim::protocols::napi_cache::{invariants, Access};
+    let fresh = || NapiSkbCache::new(NapiCacheConfig::from_spec(model("napi-cache-bulk"))).unwrap();
+    let sys = fresh();
+    assert!(invariants::concrete(&sys).is_ok());
+    sys.net.slab.free(1);
+    let v = invariants::concrete(&sys).unwrap_err();
+    assert!(v.to_string().contains("heads [1] freed into the slab while free"), "{v}");
+
+    let sys = fresh();
+    let cache = &sys.net.cpu(1).cache;
+    cache.assert_local(Access { cpu: 2, bh: true });
+    cache.assert_local(Access { cpu: 1, bh: true });
+    assert!(invariants::check(&sys).is_ok(), "the spec's touch is the last access");
+    let v = invariants::concrete(&sys).unwrap_err();
+    assert_eq!(v.invariant, Some("CacheLocal"), "{v}");
+
+    let mut sys = fresh();
+    sys.net_rx_action(1).unwrap();
+    sys.napi_build_skb(1, false).unwrap();
+    sys.net.cpu(2).defer.push(2, 1);
+    sys.net.skbs.get(2).set_held(0);
+    sys.net_rx_action(2).unwrap();
+    let v = invariants::concrete(&sys).unwrap_err();
+    assert_eq!(v.invariant, Some("DeferOwner"), "{v}");
+    assert!(v.to_string().contains("CPU 2 flushed skb 2 that CPU 1 allocated"), "{v}");
+}
