@@ -66,6 +66,7 @@ impl State {
         }
         let n = *self.slab.first()?;
         let mut t = self.clone();
+        super::cost::count(|k| k.slab_alloc += 1);
         t.slab.remove(&n);
         for x in self.chain(p) {
             t.users[si(x)] += 1;

@@ -35,6 +35,7 @@ impl State {
             t.dcount[ci(d)] += 1;
             if self.dcount[ci(d)] == cfg.defer_max / 2 && !cfg.bug(Mutant::DeferNoKick) {
                 t.kick[ci(d)] = true;
+                super::cost::count(|n| n.kicks += 1);
             }
         }
         Some(t)

@@ -4,6 +4,7 @@
 //! CacheGetBulk, and the defer list's flush.
 
 use super::config::{Config, Mutant};
+use super::cost::count;
 use super::state::{ci, si, Cpu, Skb, State};
 
 /// Lowest(S, k): the k lowest ids of S, ascending.
@@ -16,6 +17,7 @@ impl State {
     /// every skb on the list from x (each next read first); one reaching
     /// zero is unlinked (skb_poison_list) and goes back to the slab.
     pub(super) fn free_list(&mut self, cfg: &Config, mut x: Skb) {
+        let mut freed = false;
         while x != 0 {
             let k = si(x);
             let nx = self.next[k];
@@ -28,8 +30,12 @@ impl State {
             if last {
                 self.owner[k] = 0;
                 self.slab.insert(x);
+                freed = true;
             }
             x = nx;
+        }
+        if freed {
+            count(|c| c.slab_free_bulk += 1);
         }
     }
 
@@ -48,6 +54,7 @@ impl State {
         if q.len() == cfg.cache_size as usize {
             let newer = q.split_off(cfg.half() as usize);
             self.slab.extend(newer);
+            count(|c| c.slab_free_bulk += 1);
         }
     }
 
@@ -75,11 +82,15 @@ impl State {
     pub(super) fn slab_free(&mut self, cfg: &Config, s: Skb) {
         self.release_all(cfg, s);
         self.slab.insert(s);
+        count(|c| c.slab_free += 1);
     }
 
     /// Refill(h, k, fail): kmem_cache_alloc_bulk() of k heads into the
     /// cache, all or nothing.
     pub(super) fn refill(&mut self, c: Cpu, k: i64, fail: bool) {
+        if k > 0 {
+            count(|n| n.slab_alloc_bulk += 1);
+        }
         if !fail && k > 0 && self.slab.len() as i64 >= k {
             let got = lowest(&self.slab, k as usize);
             for s in &got {
@@ -94,6 +105,8 @@ impl State {
     pub(super) fn cache_get(&mut self, cfg: &Config, c: Cpu, fail: bool) -> Skb {
         if self.cache[ci(c)].is_empty() {
             self.refill(c, i64::from(cfg.bulk), fail);
+        } else {
+            count(|n| n.cache_hits += 1);
         }
         self.cache[ci(c)].pop().unwrap_or(0)
     }
@@ -104,6 +117,7 @@ impl State {
     pub(super) fn cache_get_bulk(&mut self, cfg: &Config, c: Cpu, n: u32, fail: bool) -> Vec<Skb> {
         let n = n as usize;
         let len = self.cache[ci(c)].len();
+        count(|k| k.cache_hits += n.min(len) as u64);
         if len < n {
             let room = i64::from(cfg.cache_size) - len as i64;
             self.refill(c, i64::from(cfg.bulk).min(room), fail);
@@ -113,6 +127,9 @@ impl State {
         let lack = n - fromq;
         let mut got: Vec<Skb> = q.split_off(q.len() - fromq);
         got.reverse();
+        if lack > 0 {
+            count(|k| k.slab_alloc_bulk += 1);
+        }
         if lack > 0 && !fail && self.slab.len() >= lack {
             let direct = lowest(&self.slab, lack);
             for s in &direct {
@@ -128,6 +145,9 @@ impl State {
     /// flush_lists).
     pub(super) fn flush_heap(&mut self, cfg: &Config, c: Cpu) {
         let list = self.defer[ci(c)].clone();
+        if !list.is_empty() {
+            count(|n| n.defer_flushes += 1);
+        }
         for s in list {
             self.napi_consume(cfg, c, s);
         }

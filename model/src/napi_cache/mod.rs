@@ -31,6 +31,7 @@ mod action;
 mod cfg_file;
 mod clone;
 mod config;
+pub mod cost;
 mod free;
 mod heap;
 mod invariants;
@@ -45,6 +46,7 @@ mod tun;
 pub use action::{Action, XdpVerdict};
 pub use cfg_file::ModelCfg;
 pub use config::{Config, Mutant, Path, UnknownMutant};
+pub use cost::{counted, Costs};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{ci, si, Access, Cpu, Ctx, Skb, State, Touch};
 

@@ -71,6 +71,7 @@ impl State {
                 }
                 match t.slab.first().copied() {
                     Some(s) if !fail => {
+                        super::cost::count(|n| n.slab_alloc += 1);
                         t.slab.remove(&s);
                         t.users[si(s)] = 1;
                         t.owner[si(s)] = c;

@@ -27,6 +27,8 @@ pub mod live;
 pub mod live_packet;
 pub mod live_xdp;
 pub mod machine;
+pub mod napi_cache;
+pub mod napi_cache_walk;
 pub mod ring;
 pub mod sim_rate;
 pub mod table;

@@ -16,11 +16,14 @@ pub struct BenchCmd {
 pub enum BenchSub {
     /// Seed 003's experiment: io_uring SEND_ZC against send(2), MSG_ZEROCOPY and IORING_OP_SEND, UDP over veth (root)
     Iouring(ringlab_bench::iouring::IouringArgs),
+    /// The tun NAPI-cache series' costs as NapiSkbCache's model counts them: slab calls, cache hits, IPIs, defer flushes per Path
+    NapiCache(ringlab_bench::napi_cache::NapiCacheArgs),
 }
 
 pub fn run(a: &BenchCmd) -> Result<bool, String> {
     match &a.sub {
         Some(BenchSub::Iouring(i)) => ringlab_bench::iouring::run(i),
+        Some(BenchSub::NapiCache(n)) => ringlab_bench::napi_cache::run(n),
         None => ringlab_bench::run(&a.all),
     }
 }
