@@ -82,7 +82,9 @@ impl Pool {
         java.hash(&mut h);
         let base = std::env::temp_dir().join(format!("ringlab-tlc-pool-{:016x}", h.finish()));
         let driver = compile(java, &base)?;
-        let dir = std::env::temp_dir().join(format!("ringlab-tlc-jvms-{}", std::process::id()));
+        // One per pool: a pool removes it when dropped.
+        static POOLS: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!("ringlab-tlc-jvms-{}-{}", std::process::id(), POOLS.fetch_add(1, Relaxed)));
         Ok(Pool {
             java: java.to_path_buf(),
             jar: jar.to_path_buf(),
