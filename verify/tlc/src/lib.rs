@@ -73,7 +73,7 @@ impl Tlc {
             ));
         }
         let java = which("java").ok_or_else(|| {
-            "java not found on PATH: run `make deps` (installs openjdk-17-jre-headless)".to_string()
+            "java not found on PATH: run `make deps` (installs openjdk-17-jdk-headless)".to_string()
         })?;
         let runs = Command::new(&java)
             .arg("-version")
@@ -83,7 +83,7 @@ impl Tlc {
             .is_ok_and(|s| s.success());
         if !runs {
             return Err(format!(
-                "`{} -version` failed: run `make deps` (installs openjdk-17-jre-headless)",
+                "`{} -version` failed: run `make deps` (installs openjdk-17-jdk-headless)",
                 java.display()
             ));
         }
