@@ -23,6 +23,9 @@ pub const DRIVER_SOURCE: &str = include_str!("../java/RinglabTlcPool.java");
 const DRIVER_CLASS: &str = "RinglabTlcPool";
 const STDERR: &str = "@@ringlab-stderr ";
 const EXIT: &str = "@@ringlab-exit ";
+/// Runs a JVM takes before it is replaced: each run's classes and the heap
+/// the biggest of them grew stay with the JVM until it ends.
+pub const RUNS_PER_JVM: u32 = 24;
 
 /// How the driver is started: compiled classes, or (with no javac) the
 /// source file through java's single-file launcher.
@@ -55,6 +58,7 @@ struct Jvm {
     /// The JVM's own stderr (not a run's): why it died, if it does.
     log: PathBuf,
     tmp: PathBuf,
+    runs: u32,
 }
 
 impl Drop for Jvm {
@@ -122,7 +126,7 @@ impl Pool {
         let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e} (run `make deps`)", self.java.display()))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let out = BufReader::new(child.stdout.take().expect("piped stdout"));
-        Ok(Jvm { child, stdin, out, log, tmp })
+        Ok(Jvm { child, stdin, out, log, tmp, runs: 0 })
     }
 
     /// Runs `tlc2.TLC args` in `dir` on an idle JVM (or a new one), each
@@ -168,7 +172,8 @@ impl Pool {
             if let Some(s) = l.strip_prefix(EXIT) {
                 let status: i32 = s.trim().parse().map_err(|_| format!("the pooled TLC JVM sent `{l}`"))?;
                 // A crashed run ends its JVM (the driver exits): not reused.
-                if status != 255 {
+                jvm.runs += 1;
+                if status != 255 && jvm.runs < RUNS_PER_JVM {
                     self.idle.lock().unwrap().push(jvm);
                 }
                 return Ok(Ran { stderr, status });
