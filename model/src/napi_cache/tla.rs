@@ -25,7 +25,7 @@ fn string(s: &str) -> String {
     format!("\"{s}\"")
 }
 
-fn ids(q: &Vec<Skb>) -> String {
+fn ids(q: &[Skb]) -> String {
     seq(q, |s| s.to_string())
 }
 
@@ -41,12 +41,12 @@ pub fn variables(_cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
     let num = |x: &u32| x.to_string();
     vec![
         ("slab", format!("{{{}}}", slab.join(", "))),
-        ("cache", seq(&s.cache, ids)),
+        ("cache", seq(&s.cache, |q| ids(q))),
         (
             "touch",
             seq(&s.touch, |t| format!("<<{}, {}>>", t.cpu, string(t.ctx.id()))),
         ),
-        ("defer", seq(&s.defer, ids)),
+        ("defer", seq(&s.defer, |q| ids(q))),
         ("dcount", seq(&s.dcount, num)),
         ("kick", seq(&s.kick, |b| tla_bool(*b).into())),
         ("ctx", seq(&s.ctx, |c| string(c.id()))),
@@ -55,7 +55,7 @@ pub fn variables(_cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
         ("frag", seq(&s.frag, |x| x.to_string())),
         ("next", seq(&s.next, |x| x.to_string())),
         ("owner", seq(&s.owner, |x| x.to_string())),
-        ("heads", seq(&s.heads, ids)),
+        ("heads", seq(&s.heads, |q| ids(q))),
         ("pending", seq(&s.pending, num)),
         ("left", s.left.to_string()),
         ("rcvd", s.rcvd.to_string()),
