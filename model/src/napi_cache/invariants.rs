@@ -122,18 +122,17 @@ impl State {
     }
 
     /// NoLeak: every skb in use is reached from a holder or a defer list,
-    /// directly or through frag lists (Reach(Rooted, 2)).
+    /// directly or on a frag list of one (Reach(Rooted, 1): lists are
+    /// flat).
     pub fn no_leak(&self, cfg: &Config) -> bool {
         let mut reach: Vec<bool> = cfg
             .skbs()
             .map(|s| self.held[si(s)] > 0 || self.defer.iter().any(|q| q.contains(&s)))
             .collect();
-        for _ in 0..2 {
-            let from: Vec<u8> = cfg.skbs().filter(|&s| reach[si(s)]).collect();
-            for p in from {
-                for x in self.chain(p) {
-                    reach[si(x)] = true;
-                }
+        let rooted: Vec<u8> = cfg.skbs().filter(|&s| reach[si(s)]).collect();
+        for p in rooted {
+            for x in self.chain(p) {
+                reach[si(x)] = true;
             }
         }
         self.live().all(|s| reach[si(s)])
