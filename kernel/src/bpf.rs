@@ -98,12 +98,15 @@ fn ctx<T>(r: libbpf_rs::Result<T>, what: impl Into<String>) -> Result<T, Error> 
 #[derive(Debug)]
 pub struct XdpProg {
     obj: Object,
-    ifindex: i32,
+    /// The interfaces it is attached to.
+    ifindexes: Vec<i32>,
     /// XSKMAP: queue -> AF_XDP socket.
     xsks: MapHandle,
     /// ARRAY of four u64: frames of ringlab's EtherTypes redirected, and
     /// dropped or passed; the fast path's and the fallback's (Paths).
     seen: MapHandle,
+    /// Whether drop detaches the program (else the namespace's removal does).
+    detach: bool,
 }
 
 /// Whether the running kernel's verifier refuses bpf_redirect_xsk() in XDP
@@ -131,14 +134,25 @@ impl XdpProg {
             ctx(MapHandle::try_from(&m), format!("map {name}"))
         };
         let (xsks, seen) = (map("xsks")?, map("seen")?);
-        let ifindex = ifindex as i32;
-        {
-            let prog = obj.progs().find(|p| p.name() == PROG).ok_or_else(|| Error::Missing(format!("program {PROG}")))?;
-            let xdp = Xdp::new(prog.as_fd());
-            ctx(xdp.attach(ifindex, XdpFlags::SKB_MODE), format!("bpf_xdp_attach(ifindex {ifindex}, SKB mode)"))?;
+        if obj.progs().all(|p| p.name() != PROG) {
+            return Err(Error::Missing(format!("program {PROG}")));
         }
+        let mut prog = XdpProg { obj, ifindexes: Vec::new(), xsks, seen, detach: true };
+        prog.attach_to(ifindex)?;
+        Ok(prog)
+    }
+
+    /// Attaches the same program to `ifindex` too (SKB mode). Only its
+    /// first attach adds it to the kernel's XDP dispatcher, which waits for
+    /// a grace period each time its set of programs changes
+    /// (bpf_prog_change_xdp(), bpf_dispatcher_change_prog()).
+    pub fn attach_to(&mut self, ifindex: u32) -> Result<(), Error> {
+        let ifindex = ifindex as i32;
+        let prog = self.obj.progs().find(|p| p.name() == PROG).ok_or_else(|| Error::Missing(format!("program {PROG}")))?;
+        ctx(Xdp::new(prog.as_fd()).attach(ifindex, XdpFlags::SKB_MODE), format!("bpf_xdp_attach(ifindex {ifindex}, SKB mode)"))?;
         // From here on drop detaches.
-        Ok(XdpProg { obj, ifindex, xsks, seen })
+        self.ifindexes.push(ifindex);
+        Ok(())
     }
 
     /// `xsks[queue] = fd`: frames of that queue go to the socket.
@@ -180,10 +194,24 @@ impl XdpProg {
     }
 }
 
+impl XdpProg {
+    /// Leaves the program attached when dropped, for a device whose
+    /// namespace is removed next: the removal deletes the device and
+    /// detaches it, without a netlink round trip under the RTNL lock each.
+    pub fn leave_attached(&mut self) {
+        self.detach = false;
+    }
+}
+
 impl Drop for XdpProg {
     fn drop(&mut self) {
+        if !self.detach {
+            return;
+        }
         if let Some(prog) = self.obj.progs().find(|p| p.name() == PROG) {
-            let _ = Xdp::new(prog.as_fd()).detach(self.ifindex, XdpFlags::SKB_MODE);
+            for i in &self.ifindexes {
+                let _ = Xdp::new(prog.as_fd()).detach(*i, XdpFlags::SKB_MODE);
+            }
         }
     }
 }

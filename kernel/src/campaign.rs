@@ -1,9 +1,14 @@
-//! A campaign: N scenarios from one seed on one sandbox, each compared
-//! with the model; each divergence shrunk and saved as a replay file. Runs
-//! on a thread of its own, the one that enters the namespace.
+//! A campaign: N scenarios from one seed, each compared with the model;
+//! each divergence shrunk and saved as a replay file. Its workers run on
+//! threads of their own, each in the namespace of its sandbox of lanes
+//! (lanes.rs).
 
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -12,8 +17,10 @@ use ringlab_model::afxdp::{Obs, Op, Profile, Scenario};
 use ringlab_model::rng::Rng;
 
 use crate::bpf::{Paths, Redirect};
-use crate::compare::{check, compare, Mismatch};
+use crate::compare::{check, Compared, Mismatch};
 use crate::env::{release, Env};
+use crate::lanes::{Dropper, Lanes, LANES};
+use crate::xsk::{bind_waits, BindWaits};
 use crate::{gen, gen_grid, shrink};
 
 /// What `ringlab diff --replay FILE` reads back.
@@ -75,6 +82,18 @@ pub struct Opts {
     pub out: Option<PathBuf>,
     /// Stop after this many divergences (each is shrunk, which is slow).
     pub stop_after: Option<usize>,
+    /// Workers, each with a sandbox of its own (0: one per core).
+    pub jobs: usize,
+}
+
+impl Opts {
+    /// How many workers run: `jobs`, or one per core.
+    pub fn workers(&self) -> usize {
+        match self.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -101,6 +120,17 @@ pub struct Summary {
     /// Frames bpf_redirect_xsk() sent by its fast path and by its
     /// fallback, over the scenarios compared (shrinking not counted).
     pub paths: Paths,
+    /// The workers that ran the scenarios.
+    pub jobs: usize,
+    /// Per scenario compared, in order, a digest of what the kernel showed
+    /// (the same campaign run twice, on any number of workers, gives the
+    /// same digests).
+    #[serde(skip)]
+    pub kernel_digests: Vec<u64>,
+    /// Binds that found their queue busy, and the time spent waiting for
+    /// a free one, over the campaign.
+    #[serde(skip)]
+    pub bind_waits: BindWaits,
 }
 
 /// An agreed scenario kept to show the chain whole: the kernel's and the
@@ -215,73 +245,220 @@ pub fn run_with(opts: Opts, profile: Profile, shrunk: usize) -> io::Result<Summa
 
 /// run_with, the XDP program redirecting with `redirect`; with
 /// bpf_redirect_xsk() only receive scenarios, the ones it routes.
+///
+/// `opts.jobs` workers each make a sandbox of [`LANES`] lanes (lanes.rs)
+/// and take the next scenario in turn; the results are put back in
+/// scenario order, so the summary (chain candidates, divergences, the
+/// example, the progress lines) is the one a single worker gives. The
+/// divergences to shrink are shrunk afterwards, one after another, on a
+/// sandbox of their own.
 pub fn run_redirect(opts: Opts, profile: Profile, shrunk: usize, redirect: Redirect) -> io::Result<Summary> {
-    in_sandbox_with(redirect, move |env| run_in(env, &opts, &profile, shrunk))
+    let jobs = opts.workers();
+    Dropper::run(DROP_THREADS_PER_JOB * jobs, |dropper| run_lanes(dropper, jobs, &opts, &profile, shrunk, redirect))
 }
 
-/// A campaign in `env`, receive scenarios only where its program
-/// redirects with bpf_redirect_xsk().
-pub fn run_in(env: &Env, opts: &Opts, profile: &Profile, shrunk: usize) -> io::Result<Summary> {
+/// Threads closing sockets, per worker: a worker starts a scenario every
+/// few milliseconds, and each of the scenario's one to four sockets waits
+/// a grace period as it closes (some milliseconds).
+const DROP_THREADS_PER_JOB: usize = 32;
+
+/// A scenario a worker ran, on the kernel and on the model.
+struct Ran {
+    seed: u64,
+    scenario: Scenario,
+    compared: Compared,
+    paths: Paths,
+}
+
+/// What a worker sends back.
+enum Msg {
+    /// Its sandbox could not be made.
+    Setup(io::Error),
+    /// Scenario `i`, or the error that stopped it.
+    Ran(u64, io::Result<Ran>),
+}
+
+/// The campaign's shared counter and stop flag.
+struct Feed<'a> {
+    opts: &'a Opts,
+    profile: &'a Profile,
+    receive_only: bool,
+    next: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// A worker: a sandbox of lanes, then scenarios until there are none left,
+/// the campaign stops, or one fails.
+fn worker(feed: &Feed, dropper: &Dropper, redirect: Redirect, out: mpsc::Sender<Msg>) {
+    let mut lanes = match Lanes::new(LANES, redirect, dropper) {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = out.send(Msg::Setup(e));
+            return;
+        }
+    };
+    while !feed.stop.load(Relaxed) {
+        let i = feed.next.fetch_add(1, Relaxed);
+        if i >= feed.opts.scenarios {
+            return;
+        }
+        let seed = scenario_seed_of(feed.opts.seed, i, feed.receive_only);
+        let scenario = gen::scenario_for(seed, feed.profile);
+        let r = lanes.compare(&scenario, feed.profile).map(|(compared, paths)| Ran { seed, scenario, compared, paths });
+        let failed = r.is_err();
+        if out.send(Msg::Ran(i, r)).is_err() || failed {
+            return;
+        }
+    }
+}
+
+fn run_lanes(dropper: &Dropper, jobs: usize, opts: &Opts, profile: &Profile, shrunk: usize, redirect: Redirect) -> io::Result<Summary> {
     let kernel = release();
-    let profile = *profile;
     let start = Instant::now();
+    let waits0 = bind_waits();
     let mut sum = Summary {
         kernel: kernel.clone(),
         profile: profile.name.into(),
         seed: opts.seed,
-        chain_profile: Some(profile),
-        redirect: env.redirect,
+        chain_profile: Some(*profile),
+        redirect,
+        jobs,
         ..Default::default()
     };
-    let receive_only = env.redirect == Redirect::Xsk;
-    for i in 0..opts.scenarios {
-        let seed = scenario_seed_of(opts.seed, i, receive_only);
-        let s = gen::scenario_for(seed, &profile);
-        sum.scenarios += 1;
-        sum.operations += s.len() as u64;
-        let before = env.prog.paths()?;
-        let c = compare(env, &s, &profile)?;
-        sum.paths += env.prog.paths()? - before;
-        let Some(m) = c.mismatch else {
-            if sum.example.is_none() && !gen_grid::carries_grid(seed) && Example::worth_showing(&s) {
-                sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });
-            }
-            sum.chain.push(ChainCandidate { seed, scenario: s });
-            progress(opts, i, &sum);
-            continue;
-        };
-        let shrinking = sum.divergences.len() < shrunk;
-        if opts.progress {
-            let what = if shrinking { "; shrinking" } else { "" };
-            eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}{what}", m.at);
+    if opts.progress {
+        eprintln!("diff: {jobs} workers, each on a sandbox of {} lanes", LANES);
+    }
+    let feed = Feed { opts, profile, receive_only: redirect == Redirect::Xsk, next: AtomicU64::new(0), stop: AtomicBool::new(false) };
+    let (send, recv) = mpsc::channel();
+    std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                let (feed, send) = (&feed, send.clone());
+                sc.spawn(move || worker(feed, dropper, redirect, send))
+            })
+            .collect();
+        drop(send);
+        let merged = merge(&recv, &mut sum, opts, shrunk);
+        feed.stop.store(true, Relaxed);
+        // The workers' threads end before their sandboxes are gone.
+        let panicked = workers.into_iter().map(|w| w.join().is_err()).fold(false, |a, b| a || b);
+        match merged {
+            Err(e) => Err(e),
+            Ok(()) if panicked => Err(io::Error::other("a campaign worker panicked (its sandbox was removed)")),
+            Ok(()) => Ok(()),
         }
-        let (small, mm) = if shrinking { shrink::shrink(env, &s, &profile, m) } else { (s, m) };
-        let rep = Replay {
-            kernel: kernel.clone(),
-            profile: profile.name.into(),
-            seed,
-            scenario: small,
-            mismatch: Some(mm),
-            batch: profile.tx_batch,
-            budget: profile.tx_budget,
-            redirect: env.redirect,
-        };
+    })?;
+    let n = sum.divergences.len().min(shrunk);
+    if n > 0 {
+        shrink_all(&mut sum.divergences[..n], dropper, redirect, profile, opts.progress)?;
+    }
+    for rep in &sum.divergences {
         if let Some(dir) = &opts.out {
-            let path = dir.join(format!("diverge-{seed:016x}.json"));
-            write_replay(&path, &rep)?;
+            let path = dir.join(format!("diverge-{:016x}.json", rep.seed));
+            write_replay(&path, rep)?;
             if opts.progress {
                 eprintln!("diff: replay written to {}", path.display());
             }
             sum.replay_files.push(path);
         }
-        sum.divergences.push(rep);
-        if opts.stop_after.is_some_and(|n| sum.divergences.len() >= n) {
-            break;
-        }
-        progress(opts, i, &sum);
     }
     sum.seconds = start.elapsed().as_secs_f64();
+    sum.bind_waits = bind_waits() - waits0;
+    if opts.progress {
+        eprintln!("diff: {} binds found their queue busy; {:.3} s spent waiting for one", sum.bind_waits.busy, sum.bind_waits.waited.as_secs_f64());
+    }
     Ok(sum)
+}
+
+/// Takes the workers' results in scenario order into `sum`, until every
+/// scenario is in or `opts.stop_after` divergences are.
+fn merge(recv: &mpsc::Receiver<Msg>, sum: &mut Summary, opts: &Opts, shrunk: usize) -> io::Result<()> {
+    let mut pending = BTreeMap::new();
+    let mut at = 0;
+    while at < opts.scenarios {
+        let Some(r) = pending.remove(&at) else {
+            match recv.recv() {
+                Ok(Msg::Setup(e)) => return Err(e),
+                Ok(Msg::Ran(i, r)) => {
+                    pending.insert(i, r);
+                }
+                Err(_) => return Err(io::Error::other(format!("scenario {at} never came back: every campaign worker stopped"))),
+            }
+            continue;
+        };
+        if !take(at, r?, sum, opts, shrunk) {
+            break;
+        }
+        at += 1;
+    }
+    Ok(())
+}
+
+/// Scenario `i`'s result into `sum`; false once `opts.stop_after`
+/// divergences are in.
+fn take(i: u64, r: Ran, sum: &mut Summary, opts: &Opts, shrunk: usize) -> bool {
+    let Ran { seed, scenario: s, compared: c, paths } = r;
+    sum.scenarios += 1;
+    sum.operations += s.len() as u64;
+    sum.paths += paths;
+    sum.kernel_digests.push(digest(&c.kernel));
+    let Some(m) = c.mismatch else {
+        if sum.example.is_none() && !gen_grid::carries_grid(seed) && Example::worth_showing(&s) {
+            sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });
+        }
+        sum.chain.push(ChainCandidate { seed, scenario: s });
+        progress(opts, i, sum);
+        return true;
+    };
+    if opts.progress {
+        let what = if sum.divergences.len() < shrunk { "; to be shrunk" } else { "" };
+        eprintln!("diff: scenario {i} (seed {seed:#x}) diverges at op {}{what}", m.at);
+    }
+    let profile = sum.chain_profile.expect("set by run_lanes");
+    sum.divergences.push(Replay {
+        kernel: sum.kernel.clone(),
+        profile: profile.name.into(),
+        seed,
+        scenario: s,
+        mismatch: Some(m),
+        batch: profile.tx_batch,
+        budget: profile.tx_budget,
+        redirect: sum.redirect,
+    });
+    if opts.stop_after.is_some_and(|n| sum.divergences.len() >= n) {
+        return false;
+    }
+    progress(opts, i, sum);
+    true
+}
+
+/// Shrinks each of `reps` in turn, on a sandbox of lanes of its own.
+fn shrink_all(reps: &mut [Replay], dropper: &Dropper, redirect: Redirect, profile: &Profile, progress: bool) -> io::Result<()> {
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            let mut lanes = Lanes::new(LANES, redirect, dropper)?;
+            for rep in reps.iter_mut() {
+                let m = rep.mismatch.take().expect("a divergence has its mismatch");
+                if progress {
+                    eprintln!("diff: shrinking scenario seed {:#x} ({} ops)", rep.seed, rep.scenario.ops.len());
+                }
+                let (small, mm) = shrink::shrink(|c| lanes.compare(c, profile).ok().and_then(|(c, _)| c.mismatch), &rep.scenario, m);
+                rep.scenario = small;
+                rep.mismatch = Some(mm);
+            }
+            Ok(())
+        })
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the shrinking thread panicked (its sandbox was removed)")))
+    })
+}
+
+/// A digest of a scenario's kernel observations (of their Debug text):
+/// two runs of a campaign saw the same if their digests are equal.
+pub fn digest(obs: &[Obs]) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    format!("{obs:?}").hash(&mut h);
+    h.finish()
 }
 
 fn progress(opts: &Opts, i: u64, sum: &Summary) {

@@ -3,20 +3,54 @@
 //! that entered the namespace.
 
 use std::io;
+use std::sync::Arc;
 
 use crate::bpf::{Redirect, XdpProg};
 use crate::inject::Injector;
 use crate::sandbox::Sandbox;
 
-pub struct Env {
+/// One veth pair of a sandbox as the harness drives it: the XDP program
+/// on its receiving end and the packet injector on its transmitting end.
+pub struct Lane {
     pub ifindex_a: u32,
     pub ifindex_b: u32,
     pub injector: Injector,
     /// The helper the program redirects with.
     pub redirect: Redirect,
+    /// The program, which other lanes of the sandbox may share.
+    pub prog: Arc<XdpProg>,
+}
+
+impl Lane {
+    /// The lane of pair (`a`, `b`) of the namespace the calling thread is
+    /// in, with a program of its own.
+    pub fn open(a: &str, b: &str, redirect: Redirect) -> io::Result<Lane> {
+        let ifindex_b = Sandbox::ifindex(b)?;
+        let prog = XdpProg::attach(ifindex_b, redirect)?;
+        Lane::with(a, b, redirect, Arc::new(prog))
+    }
+
+    /// The lane of pair (`a`, `b`), `prog` being attached to `b` already.
+    pub fn with(a: &str, b: &str, redirect: Redirect, prog: Arc<XdpProg>) -> io::Result<Lane> {
+        let ifindex_a = Sandbox::ifindex(a)?;
+        let ifindex_b = Sandbox::ifindex(b)?;
+        let injector = Injector::new(ifindex_a)?;
+        Ok(Lane { ifindex_a, ifindex_b, injector, redirect, prog })
+    }
+}
+
+/// A sandbox of one lane (its fields reached through Deref).
+pub struct Env {
     // Dropped before the sandbox: detach, then delete the namespace.
-    pub prog: XdpProg,
+    pub lane: Lane,
     pub sandbox: Sandbox,
+}
+
+impl std::ops::Deref for Env {
+    type Target = Lane;
+    fn deref(&self) -> &Lane {
+        &self.lane
+    }
 }
 
 impl Env {
@@ -29,11 +63,8 @@ impl Env {
     pub fn with(redirect: Redirect) -> io::Result<Env> {
         let sandbox = Sandbox::new()?;
         sandbox.enter()?;
-        let ifindex_a = Sandbox::ifindex(&sandbox.a)?;
-        let ifindex_b = Sandbox::ifindex(&sandbox.b)?;
-        let prog = XdpProg::attach(ifindex_b, redirect)?;
-        let injector = Injector::new(ifindex_a)?;
-        Ok(Env { ifindex_a, ifindex_b, injector, redirect, prog, sandbox })
+        let lane = Lane::open(&sandbox.a, &sandbox.b, redirect)?;
+        Ok(Env { lane, sandbox })
     }
 }
 

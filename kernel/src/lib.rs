@@ -18,6 +18,7 @@ pub mod umem;
 pub mod xsk;
 pub mod env;
 pub mod runner;
+pub mod lanes;
 pub mod campaign;
 pub mod compare;
 pub mod gen;

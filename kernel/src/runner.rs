@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 use ringlab_model::afxdp::{Obs, Op, RingIdx, Scenario, Setup, Stats, TxDesc, XdpAct, ETH_P_RINGLAB, ETH_P_TXONLY, XSKMAP_SECOND};
 use ringlab_ring::{RingMem, UserCons, XdpDesc};
 
-use crate::env::Env;
+use crate::env::Lane;
 use crate::mmap_ring::MmapRing;
 use crate::poll::{poll_once, stats_len};
 use crate::shared::{kick_fd, SharedXsk};
 use crate::sys::xdp_statistics;
 use crate::txopts::TxOpts;
 use crate::umem::Umem;
-use crate::xsk::{Xsk, XskConfig};
+use crate::xsk::{Bind, Xsk, XskConfig};
 
 /// The model's first injected tag (ringlab_model::afxdp state.rs).
 const INJECT_TAG0: u32 = 1_000_000;
@@ -55,7 +55,7 @@ pub fn frame(len: u32, ethertype: u16, tag: u32) -> Vec<u8> {
 }
 
 struct Run<'e> {
-    env: &'e Env,
+    env: &'e Lane,
     setup: Setup,
     tx: Xsk,
     tx2: Option<SharedXsk>,
@@ -89,44 +89,146 @@ fn socket(st: &Setup, ifindex: u32, rx_size: u32, tx_size: u32, sg: bool) -> Xsk
     }
 }
 
+/// The sockets of a scenario's setup on one lane, bound, with their TX
+/// options set and the RX sockets in the program's XSKMAP. Each is fresh:
+/// its own umem and rings, never bound before.
+pub struct Sockets {
+    tx: Xsk,
+    tx2: Option<SharedXsk>,
+    rx: Option<Xsk>,
+    rx2: Option<SharedXsk>,
+}
+
+/// What opening a setup's sockets on a lane gave.
+pub enum Opened {
+    Ready(Sockets),
+    /// A queue of the lane was busy (EBUSY); the sockets bound before it
+    /// are here, to be closed (which waits for RCU: close them elsewhere).
+    Busy(Vec<Box<dyn Send>>),
+}
+
+/// Which of a setup's sockets of its own umem a bind is for.
+#[derive(Clone, Copy)]
+enum Role {
+    Tx,
+    Rx,
+}
+
+/// A scenario's sockets that found their queue busy, unbound still: a
+/// failed bind leaves a socket as it was (xsk_bind() returns EBUSY before
+/// it changes anything), so the next lane binds them instead of new ones.
+#[derive(Default)]
+pub struct Spare {
+    tx: Option<Xsk>,
+    rx: Option<Xsk>,
+}
+
+impl Sockets {
+    /// Opens `st`'s sockets on `lane`, waiting while a queue is busy.
+    pub fn open(lane: &Lane, st: &Setup, opts: &TxOpts) -> io::Result<Sockets> {
+        match Sockets::open_with(lane, st, opts, |c, _| Xsk::create(c).map(Some))? {
+            Opened::Ready(s) => Ok(s),
+            Opened::Busy(_) => unreachable!("Xsk::create waits while a queue is busy"),
+        }
+    }
+
+    /// Opens them if both of the lane's queues are free now; a socket
+    /// that found its queue busy is kept in `spare` for the next try.
+    pub fn open_now(lane: &Lane, st: &Setup, opts: &TxOpts, spare: &mut Spare) -> io::Result<Opened> {
+        Sockets::open_with(lane, st, opts, |c, role| {
+            let slot = match role {
+                Role::Tx => &mut spare.tx,
+                Role::Rx => &mut spare.rx,
+            };
+            let x = match slot.take() {
+                Some(x) => x,
+                None => Xsk::unbound(c)?,
+            };
+            Ok(match x.bind(c)? {
+                Bind::Bound => Some(x),
+                Bind::Busy => {
+                    *slot = Some(x);
+                    None
+                }
+            })
+        })
+    }
+
+    /// In the order the harness has always used: the TX socket, its TX
+    /// options, the shared TX socket, the RX socket, the shared RX socket,
+    /// each RX socket into the XSKMAP once bound.
+    fn open_with(lane: &Lane, st: &Setup, opts: &TxOpts, mut xsk: impl FnMut(&XskConfig, Role) -> io::Result<Option<Xsk>>) -> io::Result<Opened> {
+        let Some(tx) = xsk(&socket(st, lane.ifindex_a, 0, st.tx_size, st.sg), Role::Tx)? else { return Ok(Opened::Busy(Vec::new())) };
+        opts.apply(tx.fd, st.tx_size)?;
+        let tx2 = if st.shared { Some(SharedXsk::create(&tx, lane.ifindex_a, 0, 0, st.tx_size)?) } else { None };
+        if let Some(x) = &tx2 {
+            opts.apply(x.fd, st.tx_size)?;
+        }
+        let rx = if st.rx_socket {
+            let Some(x) = xsk(&socket(st, lane.ifindex_b, st.rx_size, 0, false), Role::Rx)? else {
+                let mut bound: Vec<Box<dyn Send>> = vec![Box::new(tx)];
+                bound.extend(tx2.map(|x| Box::new(x) as Box<dyn Send>));
+                return Ok(Opened::Busy(bound));
+            };
+            lane.prog.insert(0, x.fd)?;
+            Some(x)
+        } else {
+            None
+        };
+        let rx2 = match &rx {
+            Some(first) if st.rx_shared => {
+                let x = SharedXsk::create(first, lane.ifindex_b, 0, st.rx_size, 0)?;
+                lane.prog.insert(XSKMAP_SECOND, x.fd)?;
+                Some(x)
+            }
+            _ => None,
+        };
+        Ok(Opened::Ready(Sockets { tx, tx2, rx, rx2 }))
+    }
+
+    /// The sockets one by one, so that each can be closed on a thread of
+    /// its own: each close waits for an RCU grace period (xsk_unbind_dev()'s
+    /// synchronize_net()), and apart the waits overlap.
+    pub fn into_parts(self) -> Vec<Box<dyn Send>> {
+        let mut v: Vec<Box<dyn Send>> = vec![Box::new(self.tx)];
+        v.extend(self.tx2.map(|x| Box::new(x) as Box<dyn Send>));
+        v.extend(self.rx.map(|x| Box::new(x) as Box<dyn Send>));
+        v.extend(self.rx2.map(|x| Box::new(x) as Box<dyn Send>));
+        v
+    }
+}
+
 /// Runs `s` on sockets with the kernel's default TX options.
-pub fn run(env: &Env, s: &Scenario) -> io::Result<Vec<Obs>> {
+pub fn run(env: &Lane, s: &Scenario) -> io::Result<Vec<Obs>> {
     run_with(env, s, &TxOpts::default())
 }
 
-/// Runs `s` with `opts` set on each TX socket once it is bound.
-pub fn run_with(env: &Env, s: &Scenario, opts: &TxOpts) -> io::Result<Vec<Obs>> {
-    let st = &s.setup;
-    let tx = Xsk::create(&socket(st, env.ifindex_a, 0, st.tx_size, st.sg))?;
-    opts.apply(tx.fd, st.tx_size)?;
-    let tx2 = if st.shared { Some(SharedXsk::create(&tx, env.ifindex_a, 0, 0, st.tx_size)?) } else { None };
-    if let Some(x) = &tx2 {
-        opts.apply(x.fd, st.tx_size)?;
-    }
-    let rx = if st.rx_socket {
-        let x = Xsk::create(&socket(st, env.ifindex_b, st.rx_size, 0, false))?;
-        env.prog.insert(0, x.fd)?;
-        Some(x)
-    } else {
-        None
-    };
-    let rx2 = match &rx {
-        Some(first) if st.rx_shared => {
-            let x = SharedXsk::create(first, env.ifindex_b, 0, st.rx_size, 0)?;
-            env.prog.insert(XSKMAP_SECOND, x.fd)?;
-            Some(x)
-        }
-        _ => None,
-    };
-    let (seen0, other0) = (env.prog.seen()?, env.prog.not_redirected()?);
-    let mut r = Run { env, setup: st.clone(), tx, tx2, rx, rx2, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0, other0 };
+/// Runs `s` with `opts` set on each TX socket once it is bound; the
+/// sockets are closed before this returns.
+pub fn run_with(env: &Lane, s: &Scenario, opts: &TxOpts) -> io::Result<Vec<Obs>> {
+    let sockets = Sockets::open(env, &s.setup, opts)?;
+    run_on(env, sockets, s).0
+}
+
+/// Runs `s` on `sockets` (opened on `env` for `s.setup`) and gives them
+/// back, out of the XSKMAP.
+pub fn run_on(env: &Lane, sockets: Sockets, s: &Scenario) -> (io::Result<Vec<Obs>>, Sockets) {
+    let Sockets { tx, tx2, rx, rx2 } = sockets;
+    let counters = env.prog.seen().and_then(|seen| Ok((seen, env.prog.not_redirected()?)));
+    let (seen0, other0) = *counters.as_ref().unwrap_or(&(0, 0));
+    let mut r = Run { env, setup: s.setup.clone(), tx, tx2, rx, rx2, tx_seq: 0, fill_seq: 0, inject_seq: INJECT_TAG0, injected: 0, seen0, other0 };
     let mut out = Vec::with_capacity(s.ops.len() + 1);
-    let done = s.ops.iter().try_for_each(|op| Ok::<_, io::Error>(out.push(r.apply(op)?)));
+    let done = match counters {
+        Ok(_) => s.ops.iter().try_for_each(|op| Ok::<_, io::Error>(out.push(r.apply(op)?))),
+        Err(e) => Err(e.into()),
+    };
     env.prog.remove(0);
     env.prog.remove(XSKMAP_SECOND);
-    done?;
-    out.push(Obs::Rings(r.rings()));
-    Ok(out)
+    if done.is_ok() {
+        out.push(Obs::Rings(r.rings()));
+    }
+    let Run { tx, tx2, rx, rx2, .. } = r;
+    (done.map(|()| out), Sockets { tx, tx2, rx, rx2 })
 }
 
 impl Run<'_> {

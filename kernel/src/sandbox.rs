@@ -18,7 +18,8 @@ static SWEEP: Once = Once::new();
 /// How long a new veth pair may take to come up.
 const LINK_UP: Duration = Duration::from_secs(5);
 
-/// Namespace `rl<pid>n<k>` with `rl<pid>n<k>a` <-> `rl<pid>n<k>b` inside.
+/// Namespace `rl<pid>n<k>` with `rl<pid>n<k>a` <-> `rl<pid>n<k>b` inside,
+/// and, made with [`Sandbox::with_pairs`], more pairs `a<j>` <-> `b<j>`.
 #[derive(Debug)]
 pub struct Sandbox {
     pub netns: String,
@@ -26,6 +27,9 @@ pub struct Sandbox {
     pub a: String,
     /// The receiving end (the XDP program and the RX socket).
     pub b: String,
+    /// Every pair, (a, b) first. Interface names are the namespace's own,
+    /// so the pairs after the first need no prefix (IFNAMSIZ is 16).
+    pub pairs: Vec<(String, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,13 +79,20 @@ impl From<Error> for io::Error {
 
 impl Sandbox {
     pub fn new() -> Result<Sandbox, Error> {
+        Sandbox::with_pairs(1)
+    }
+
+    /// A sandbox with `n` (at least one) veth pairs, all up.
+    pub fn with_pairs(n: usize) -> Result<Sandbox, Error> {
         interrupt::install()?;
         SWEEP.call_once(sweep);
         let k = NEXT.fetch_add(1, Ordering::Relaxed);
         let base = format!("rl{}n{k}", std::process::id());
         interrupt::track(&base, || netns::add(&base))?;
         // From here on Drop removes the namespace, also when a step fails.
-        let sb = Sandbox { netns: base.clone(), a: format!("{base}a"), b: format!("{base}b") };
+        let mut pairs = vec![(format!("{base}a"), format!("{base}b"))];
+        pairs.extend((1..n).map(|j| (format!("a{j}"), format!("b{j}"))));
+        let sb = Sandbox { netns: base.clone(), a: pairs[0].0.clone(), b: pairs[0].1.clone(), pairs };
         netns::run_in(&sb.netns, || {
             // IPv6 off before the veth exists: no router solicitations or
             // MLD reports on the wire (test_xsk.sh does the same).
@@ -92,12 +103,17 @@ impl Sandbox {
                 }
             }
             let mut rtnl = Rtnl::open()?;
-            rtnl.add_veth(&sb.a, &sb.b)?;
-            rtnl.set_up(&sb.a)?;
-            rtnl.set_up(&sb.b)?;
+            for (a, b) in &sb.pairs {
+                rtnl.add_veth(a, b)?;
+                rtnl.set_up(a)?;
+                rtnl.set_up(b)?;
+            }
             // Frames injected before the carrier is seen would be lost.
-            rtnl.wait_up(&sb.a, LINK_UP)?;
-            rtnl.wait_up(&sb.b, LINK_UP)
+            for (a, b) in &sb.pairs {
+                rtnl.wait_up(a, LINK_UP)?;
+                rtnl.wait_up(b, LINK_UP)?;
+            }
+            Ok(())
         })?;
         Ok(sb)
     }

@@ -3,20 +3,21 @@
 //! of each TX batch, keeping every change that still diverges. Each try is
 //! a fresh run on the kernel.
 
-use ringlab_model::afxdp::{Op, Profile, Scenario};
+use ringlab_model::afxdp::{Op, Scenario};
 
-use crate::compare::{check, Mismatch};
-use crate::env::Env;
+use crate::compare::Mismatch;
 
 /// At most this many kernel runs per shrink.
 const BUDGET: usize = 400;
 
-pub fn shrink(env: &Env, s: &Scenario, p: &Profile, m: Mismatch) -> (Scenario, Mismatch) {
+/// The smallest scenario found that still diverges, and how; `check`
+/// runs one on the kernel and the model (None: they agree, or it failed).
+pub fn shrink(mut check: impl FnMut(&Scenario) -> Option<Mismatch>, s: &Scenario, m: Mismatch) -> (Scenario, Mismatch) {
     let mut best = (s.clone(), m);
     let mut tries = 0;
-    let still = |c: &Scenario, tries: &mut usize| -> Option<Mismatch> {
+    let mut still = |c: &Scenario, tries: &mut usize| -> Option<Mismatch> {
         *tries += 1;
-        check(env, c, p).ok().flatten()
+        check(c)
     };
     let mut chunk = best.0.ops.len().div_ceil(2).max(1);
     loop {

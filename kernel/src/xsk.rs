@@ -4,6 +4,8 @@
 //! simulator's `UserProd`/`UserCons` over the mapping.
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use ringlab_ring::{UserCons, UserProd, XdpDesc};
 
@@ -39,8 +41,33 @@ pub struct Xsk {
     pub umem: Umem,
 }
 
+/// What one bind(2) of a socket to its queue gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    Bound,
+    /// EBUSY: a socket closed on that queue has not released its buffer
+    /// pool yet (see [`bind_retrying`]); this socket stays unbound.
+    Busy,
+}
+
 impl Xsk {
+    /// A socket bound to `c`'s queue, waiting for the queue while it is
+    /// busy ([`bind_retrying`]).
     pub fn create(c: &XskConfig) -> io::Result<Xsk> {
+        let x = Xsk::unbound(c)?;
+        bind_retrying(x.fd, &sockaddr(c))?;
+        Ok(x)
+    }
+
+    /// One bind(2) to `c`'s queue (and `c`'s flags); Busy leaves the
+    /// socket unbound and as it was, to be bound again.
+    pub fn bind(&self, c: &XskConfig) -> io::Result<Bind> {
+        bind_once(self.fd, &sockaddr(c))
+    }
+
+    /// The umem registered, the rings sized and mapped; not bound yet
+    /// (`c`'s interface and queue are for [`Xsk::bind`]).
+    pub fn unbound(c: &XskConfig) -> io::Result<Xsk> {
         // Safety: plain socket(2).
         let fd = unsafe { libc::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         check(fd as libc::c_long, "socket(AF_XDP)")?;
@@ -74,21 +101,6 @@ impl Xsk {
             0 => None,
             n => Some(MmapRing::map(fd, XDP_PGOFF_TX_RING, off.tx, n)?),
         };
-        let mut flags = XDP_COPY;
-        if c.need_wakeup {
-            flags |= XDP_USE_NEED_WAKEUP;
-        }
-        if c.sg {
-            flags |= XDP_USE_SG;
-        }
-        let sa = sockaddr_xdp {
-            sxdp_family: AF_XDP as u16,
-            sxdp_flags: flags,
-            sxdp_ifindex: c.ifindex,
-            sxdp_queue_id: c.queue,
-            sxdp_shared_umem_fd: 0,
-        };
-        bind_retrying(fd, &sa)?;
         std::mem::forget(guard);
         // Safety: this socket is the rings' only user-side handle; the
         // kernel follows the ring protocol on its side.
@@ -134,6 +146,24 @@ impl Xsk {
     }
 }
 
+/// The address `c` binds to: its queue, copy mode and its flags.
+fn sockaddr(c: &XskConfig) -> sockaddr_xdp {
+    let mut flags = XDP_COPY;
+    if c.need_wakeup {
+        flags |= XDP_USE_NEED_WAKEUP;
+    }
+    if c.sg {
+        flags |= XDP_USE_SG;
+    }
+    sockaddr_xdp {
+        sxdp_family: AF_XDP as u16,
+        sxdp_flags: flags,
+        sxdp_ifindex: c.ifindex,
+        sxdp_queue_id: c.queue,
+        sxdp_shared_umem_fd: 0,
+    }
+}
+
 impl Drop for Xsk {
     fn drop(&mut self) {
         // Safety: our socket.
@@ -141,21 +171,66 @@ impl Drop for Xsk {
     }
 }
 
+/// Time spent waiting for a busy queue and EBUSY answers, over the
+/// process: what `ringlab bench diff` reports.
+static WAITED_NS: AtomicU64 = AtomicU64::new(0);
+static BUSY: AtomicU64 = AtomicU64::new(0);
+
+/// Bind waits so far: how long callers waited for busy queues, and how many
+/// binds a queue refused with EBUSY.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BindWaits {
+    pub waited: Duration,
+    pub busy: u64,
+}
+
+impl std::ops::Sub for BindWaits {
+    type Output = BindWaits;
+    fn sub(self, o: BindWaits) -> BindWaits {
+        BindWaits { waited: self.waited.saturating_sub(o.waited), busy: self.busy - o.busy }
+    }
+}
+
+pub fn bind_waits() -> BindWaits {
+    BindWaits { waited: Duration::from_nanos(WAITED_NS.load(Relaxed)), busy: BUSY.load(Relaxed) }
+}
+
+/// Adds `d` to the time spent waiting for busy queues.
+pub(crate) fn count_wait(d: Duration) {
+    WAITED_NS.fetch_add(d.as_nanos() as u64, Relaxed);
+}
+
+/// One bind(2): Busy on EBUSY, other errors as errors.
+pub(crate) fn bind_once(fd: libc::c_int, sa: &sockaddr_xdp) -> io::Result<Bind> {
+    // Safety: sa is a sockaddr_xdp of the size passed.
+    let r = unsafe { libc::bind(fd, sa as *const sockaddr_xdp as *const libc::sockaddr, std::mem::size_of::<sockaddr_xdp>() as u32) };
+    match check(r as libc::c_long, "bind(XDP_COPY)") {
+        Ok(_) => Ok(Bind::Bound),
+        Err(e) if e.kind() == io::ErrorKind::ResourceBusy => {
+            BUSY.fetch_add(1, Relaxed);
+            Ok(Bind::Busy)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// bind(2), retried while it fails with EBUSY: a socket closed on the same
 /// queue releases its buffer pool from a work item (xp_put_pool ->
-/// xp_release_deferred), so the queue stays taken for a moment after close.
+/// xp_release_deferred), after an RCU grace period (the socket is freed by
+/// RCU, xsk_destruct drops the pool), so the queue stays taken for some
+/// milliseconds after close. The campaign does not wait here: it binds on
+/// another lane (lanes.rs).
 pub(crate) fn bind_retrying(fd: libc::c_int, sa: &sockaddr_xdp) -> io::Result<()> {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     loop {
-        // Safety: sa is a sockaddr_xdp of the size passed.
-        let r = unsafe {
-            libc::bind(fd, sa as *const sockaddr_xdp as *const libc::sockaddr, std::mem::size_of::<sockaddr_xdp>() as u32)
-        };
-        match check(r as libc::c_long, "bind(XDP_COPY)") {
-            Err(e) if e.raw_os_error().is_none() && e.kind() == io::ErrorKind::ResourceBusy && start.elapsed().as_secs() < 5 => {
-                std::thread::sleep(std::time::Duration::from_millis(2));
+        match bind_once(fd, sa)? {
+            Bind::Bound => return Ok(()),
+            Bind::Busy if start.elapsed().as_secs() < 5 => {
+                let t = Instant::now();
+                std::thread::sleep(Duration::from_millis(2));
+                count_wait(t.elapsed());
             }
-            r => return r.map(|_| ()),
+            Bind::Busy => return Err(io::Error::new(io::ErrorKind::ResourceBusy, "bind(XDP_COPY): the queue stayed busy for 5 s")),
         }
     }
 }

@@ -58,6 +58,10 @@ pub struct DiffArgs {
     /// Print one JSON document on stdout
     #[arg(long)]
     json: bool,
+    /// Workers, each with a sandbox of lanes of its own (default: one per
+    /// core); the results do not depend on it
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64), conflicts_with = "replay")]
+    jobs: Option<u64>,
     /// The helper the XDP program redirects with: bpf_redirect_map(), or
     /// bpf_redirect_xsk() (kernel/patches/xsk-redirect-xsk), with which
     /// the campaign runs receive scenarios only and must take its fast
@@ -66,7 +70,7 @@ pub struct DiffArgs {
     redirect: Redirect,
     /// io_uring SEND_ZC instead: its seeded campaign against
     /// IoUringZcNotif's model (with --replay, an io_uring replay file)
-    #[arg(long, conflicts_with_all = ["profile", "redirect", "no_chain", "itf"])]
+    #[arg(long, conflicts_with_all = ["profile", "redirect", "no_chain", "itf", "jobs"])]
     iouring: bool,
     #[command(flatten)]
     empty: AllowEmpty,
@@ -140,7 +144,7 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     }
     let seed = seed_or_clock(a.seed);
     let out_dir = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
-    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None };
+    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None, jobs: a.jobs.unwrap_or(0) as usize };
     let (sum, tx) = match a.profile {
         None => {
             let p = Profile::for_release(&release());
@@ -252,7 +256,7 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> DiffSection 
         eprintln!("diff: {scenarios} scenarios, seed {seed} (rerun with ringlab diff --scenarios {scenarios} --seed {seed})");
     }
     let out = ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff"));
-    match campaign::run(Opts { scenarios, seed, progress, out, stop_after: None }) {
+    match campaign::run(Opts { scenarios, seed, progress, out, stop_after: None, jobs: 0 }) {
         Ok(sum) => {
             // stderr: verify --json keeps stdout for its document.
             for f in &sum.replay_files {
@@ -288,16 +292,18 @@ fn print_summary(s: &Summary) {
             println!("  replay: ringlab diff --replay {}", f.display());
         }
     }
-    let rate = if s.seconds > 0.0 { s.operations as f64 / s.seconds } else { 0.0 };
+    let per_s = |n: u64| if s.seconds > 0.0 { n as f64 / s.seconds } else { 0.0 };
     println!(
-        "kernel {} (profile {}), seed {}: {} scenarios, {} operations, {} divergences, {:.0} operations/s",
+        "kernel {} (profile {}), seed {}: {} scenarios, {} operations, {} divergences; {:.0} scenarios/s, {:.0} operations/s on {} workers",
         s.kernel,
         s.profile,
         s.seed,
         s.scenarios,
         s.operations,
         s.divergences.len(),
-        rate
+        per_s(s.scenarios),
+        per_s(s.operations),
+        s.jobs
     );
 }
 
