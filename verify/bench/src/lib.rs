@@ -13,6 +13,7 @@
 //! saved with the others in `<out>/bench.json` (a [`BenchDoc`]).
 
 pub mod chart;
+pub mod diff_rate;
 pub mod iouring;
 pub mod iouring_drop;
 pub mod iouring_load;
