@@ -275,7 +275,7 @@ enum Msg {
     /// Its sandbox could not be made.
     Setup(io::Error),
     /// Scenario `i`, or the error that stopped it.
-    Ran(u64, io::Result<Ran>),
+    Ran(u64, io::Result<Box<Ran>>),
 }
 
 /// The campaign's shared counter and stop flag.
@@ -304,7 +304,7 @@ fn worker(feed: &Feed, dropper: &Dropper, redirect: Redirect, out: mpsc::Sender<
         }
         let seed = scenario_seed_of(feed.opts.seed, i, feed.receive_only);
         let scenario = gen::scenario_for(seed, feed.profile);
-        let r = lanes.compare(&scenario, feed.profile).map(|(compared, paths)| Ran { seed, scenario, compared, paths });
+        let r = lanes.compare(&scenario, feed.profile).map(|(compared, paths)| Box::new(Ran { seed, scenario, compared, paths }));
         let failed = r.is_err();
         if out.send(Msg::Ran(i, r)).is_err() || failed {
             return;
@@ -341,7 +341,8 @@ fn run_lanes(dropper: &Dropper, jobs: usize, opts: &Opts, profile: &Profile, shr
         let merged = merge(&recv, &mut sum, opts, shrunk);
         feed.stop.store(true, Relaxed);
         // The workers' threads end before their sandboxes are gone.
-        let panicked = workers.into_iter().map(|w| w.join().is_err()).fold(false, |a, b| a || b);
+        let joined: Vec<bool> = workers.into_iter().map(|w| w.join().is_err()).collect();
+        let panicked = joined.contains(&true);
         match merged {
             Err(e) => Err(e),
             Ok(()) if panicked => Err(io::Error::other("a campaign worker panicked (its sandbox was removed)")),
@@ -386,7 +387,7 @@ fn merge(recv: &mpsc::Receiver<Msg>, sum: &mut Summary, opts: &Opts, shrunk: usi
             }
             continue;
         };
-        if !take(at, r?, sum, opts, shrunk) {
+        if !take(at, *r?, sum, opts, shrunk) {
             break;
         }
         at += 1;

@@ -163,7 +163,7 @@ impl<'d> Lanes<'d> {
                         count_wait(start.elapsed());
                     }
                     let before = lane.prog.paths()?;
-                    let (obs, sockets) = run_on(lane, sockets, s);
+                    let (obs, sockets) = run_on(lane, *sockets, s);
                     let paths = lane.prog.paths();
                     for x in sockets.into_parts() {
                         self.dropper.close(x);

@@ -101,7 +101,7 @@ pub struct Sockets {
 
 /// What opening a setup's sockets on a lane gave.
 pub enum Opened {
-    Ready(Sockets),
+    Ready(Box<Sockets>),
     /// A queue of the lane was busy (EBUSY); the sockets bound before it
     /// are here, to be closed (which waits for RCU: close them elsewhere).
     Busy(Vec<Box<dyn Send>>),
@@ -127,7 +127,7 @@ impl Sockets {
     /// Opens `st`'s sockets on `lane`, waiting while a queue is busy.
     pub fn open(lane: &Lane, st: &Setup, opts: &TxOpts) -> io::Result<Sockets> {
         match Sockets::open_with(lane, st, opts, |c, _| Xsk::create(c).map(Some))? {
-            Opened::Ready(s) => Ok(s),
+            Opened::Ready(s) => Ok(*s),
             Opened::Busy(_) => unreachable!("Xsk::create waits while a queue is busy"),
         }
     }
@@ -183,7 +183,7 @@ impl Sockets {
             }
             _ => None,
         };
-        Ok(Opened::Ready(Sockets { tx, tx2, rx, rx2 }))
+        Ok(Opened::Ready(Box::new(Sockets { tx, tx2, rx, rx2 })))
     }
 
     /// The sockets one by one, so that each can be closed on a thread of
