@@ -19,9 +19,9 @@
 (*                                                                         *)
 (* tun's sendmsg(TUN_MSG_PTR) from vhost-net carries Batch frames. With   *)
 (* Path "slab" (6.12) each frame's skb comes from the slab (build_skb);   *)
-(* with "bulk" the batch's heads come from napi_skb_cache_get_bulk(); with *)
-(* "flush" the CPU's defer list is flushed into its cache first, so the   *)
-(* bulk get finds it warm and the list never grows to an IPI.             *)
+(* with "bulk" the batch's heads come from napi_skb_cache_get_bulk() and  *)
+(* the unused ones go back to the slab; with "flush" the CPU's defer list *)
+(* is flushed into its cache first, so the bulk get finds it warm.        *)
 (*                                                                         *)
 (* skbs hold references: users counts the sockets and stacks that hold   *)
 (* one (held), the frag lists an skb is on, and the defer list it is on.  *)
@@ -178,18 +178,27 @@ CacheGet(h, fail) ==
     IF h1.q = <<>> THEN [h |-> h1, s |-> 0]
     ELSE [h |-> [h1 EXCEPT !.q = SubSeq(@, 1, Len(@) - 1)], s |-> h1.q[Len(h1.q)]]
 
-\* napi_skb_cache_get_bulk(): n heads for a batch. A cache holding fewer is
-\* refilled first (up to Bulk, never past CacheSize); what it still lacks
-\* comes straight from the slab. [h |-> heap, got |-> heads, top first].
-CacheGetBulk(h, n, fail) ==
-    LET h1 == IF Len(h.q) < n THEN Refill(h, Min({Bulk, CacheSize - Len(h.q)}), fail) ELSE h
-        fromq == Min({n, Len(h1.q)})
-        lack == n - fromq
-        direct == IF lack > 0 /\ ~fail /\ Cardinality(h1.slab) >= lack
-                  THEN Lowest(h1.slab, lack) ELSE <<>>
-        top == [i \in 1..fromq |-> h1.q[Len(h1.q) + 1 - i]]
-    IN [h |-> [h1 EXCEPT !.q = SubSeq(@, 1, Len(@) - fromq), !.slab = @ \ Range(direct)],
-        got |-> top \o direct]
+\* round_up(x, Bulk).
+RoundUp(x) == ((x + Bulk - 1) \div Bulk) * Bulk
+
+RECURSIVE GetBulkLoop(_, _, _, _)
+\* napi_skb_cache_get_bulk(), kernel/patches/tun-napi-cache 1/5: until n
+\* heads are taken, a cache holding fewer than still wanted is topped up
+\* with what is missing rounded up to Bulk (never past CacheSize), then
+\* its top heads are taken in array order; an empty cache ends the loop.
+GetBulkLoop(h, n, got, fail) ==
+    IF Len(got) >= n THEN [h |-> h, got |-> got]
+    ELSE LET need == n - Len(got)
+             want == IF Len(h.q) < need
+                     THEN Min({RoundUp(need - Len(h.q)), CacheSize - Len(h.q)}) ELSE 0
+             h1 == Refill(h, want, fail)
+             take == Min({need, Len(h1.q)})
+         IN IF h1.q = <<>> THEN [h |-> h1, got |-> got]
+            ELSE GetBulkLoop([h1 EXCEPT !.q = SubSeq(@, 1, Len(@) - take)], n,
+                             got \o SubSeq(h1.q, Len(h1.q) - take + 1, Len(h1.q)), fail)
+
+\* [h |-> heap, got |-> heads], fewer than n only when the slab failed.
+CacheGetBulk(h, n, fail) == GetBulkLoop(h, n, <<>>, fail)
 
 (***************************************************************************)
 (* Actions                                                                 *)
@@ -301,45 +310,60 @@ KfreeSkb(s) ==
 
 \* tun_sendmsg(TUN_MSG_PTR) on CPU c: vhost-net hands a batch of frames;
 \* BH goes off, and with the series the batch's heads are taken at once
-\* (after flushing the defer list, with Path "flush"). Frames the bulk get
-\* found no head for are dropped.
+\* (after flushing the defer list, with Path "flush"). A frame the bulk get
+\* found no head for falls back to napi_build_skb() in TunXdpOne.
 TunSendmsg(c) ==
     /\ ctx[c] = "idle" /\ left > 0
     /\ LET k == Min({Batch, left})
            h0 == IF Path = "flush" THEN FlushHeap(c) ELSE H(c)
        IN /\ left' = left - k
           /\ ctx' = [ctx EXCEPT ![c] = "tun"]
+          /\ pending' = [pending EXCEPT ![c] = k]
           /\ IF Path = "flush" THEN FlushLists(c) ELSE UNCHANGED <<defer, dcount>>
           /\ IF Path = "slab"
              THEN /\ Apply(c, h0)
-                  /\ pending' = [pending EXCEPT ![c] = k]
-                  /\ UNCHANGED <<heads, dropped, touch>>
+                  /\ UNCHANGED <<heads, touch>>
              ELSE \E fail \in Fails :
                   LET r == CacheGetBulk(h0, k, fail) IN
                   /\ Apply(c, r.h)
                   /\ heads' = [heads EXCEPT ![c] = r.got]
-                  /\ pending' = [pending EXCEPT ![c] = Len(r.got)]
-                  /\ dropped' = dropped + (k - Len(r.got))
                   /\ touch' = [touch EXCEPT ![c] =
                                  <<c, IF Mutant = "napi-tun-no-bh" THEN "task" ELSE "bh">>]
-    /\ UNCHANGED <<kick, held, rcvd>>
+    /\ UNCHANGED <<kick, held, rcvd, dropped>>
 
-\* tun_xdp_one(): one frame of the batch. XDP_DROP leaves its head for the
-\* next frame; XDP_PASS builds the skb (on the batch's next head, or on one
-\* from the slab with Path "slab") and hands it to the stack.
+\* tun_xdp_one(): one frame of the batch. XDP_DROP takes no head; XDP_PASS
+\* builds the skb around the batch's next head, or, with none left, on one
+\* from this CPU's cache (napi_build_skb), or with Path "slab" on one from
+\* the slab (build_skb), and hands it to the stack; a failed allocation
+\* drops the frame.
+Built(s, c) ==
+    /\ held' = [held EXCEPT ![s] = 1]
+    /\ rcvd' = rcvd + 1
+    /\ UNCHANGED dropped
+Fresh(h, s, c) == [h EXCEPT !.users[s] = 1, !.owner[s] = c]
 TunXdpOne(c) ==
     /\ ctx[c] = "tun" /\ pending[c] > 0
     /\ pending' = [pending EXCEPT ![c] = @ - 1]
     /\ \/ /\ dropped' = dropped + (IF Mutant = "napi-xdp-drop-uncounted" THEN 0 ELSE 1)
-          /\ UNCHANGED <<heap, held, heads, rcvd>>
-       \/ /\ Path # "slab"
+          /\ UNCHANGED <<heap, held, heads, rcvd, touch>>
+       \/ /\ heads[c] # <<>>
           /\ LET s == Head(heads[c]) IN
              /\ heads' = [heads EXCEPT ![c] = Tail(@)]
              /\ users' = [users EXCEPT ![s] = 1]
              /\ owner' = [owner EXCEPT ![s] = c]
-             /\ held' = [held EXCEPT ![s] = 1]
-             /\ rcvd' = rcvd + 1
-             /\ UNCHANGED <<slab, cache, frag, next, dropped>>
+             /\ Built(s, c)
+             /\ UNCHANGED <<slab, cache, frag, next, touch>>
+       \/ /\ heads[c] = <<>> /\ Path # "slab"
+          /\ \E fail \in Fails :
+               LET r == CacheGet(H(c), fail) IN
+               IF r.s = 0
+               THEN /\ Apply(c, r.h)
+                    /\ dropped' = dropped + 1
+                    /\ UNCHANGED <<held, rcvd>>
+               ELSE /\ Apply(c, Fresh(r.h, r.s, c))
+                    /\ Built(r.s, c)
+          /\ touch' = [touch EXCEPT ![c] = <<c, "bh">>]
+          /\ UNCHANGED heads
        \/ /\ Path = "slab"
           /\ \E fail \in Fails :
                IF fail \/ slab = {}
@@ -349,24 +373,26 @@ TunXdpOne(c) ==
                     /\ slab' = slab \ {s}
                     /\ users' = [users EXCEPT ![s] = 1]
                     /\ owner' = [owner EXCEPT ![s] = c]
-                    /\ held' = [held EXCEPT ![s] = 1]
-                    /\ rcvd' = rcvd + 1
-                    /\ UNCHANGED <<cache, frag, next, dropped>>
-          /\ UNCHANGED heads
-    /\ UNCHANGED <<touch, defer, dcount, kick, ctx, left>>
+                    /\ Built(s, c)
+                    /\ UNCHANGED <<cache, frag, next>>
+          /\ UNCHANGED <<heads, touch>>
+    /\ UNCHANGED <<defer, dcount, kick, ctx, left>>
 
 \* The end of tun_sendmsg(): heads the batch did not use go back to the
-\* cache, then BH goes on.
+\* slab in one kmem_cache_free_bulk() (tun_put_heads), then BH goes on.
 TunSendmsgEnd(c) ==
     /\ ctx[c] = "tun" /\ pending[c] = 0
     /\ ctx' = [ctx EXCEPT ![c] = "idle"]
     /\ heads' = [heads EXCEPT ![c] = <<>>]
-    /\ CASE Mutant = "napi-bulk-lost-head" -> UNCHANGED heap
+    /\ CASE Mutant = "napi-bulk-lost-head" -> UNCHANGED <<heap, touch>>
          [] Mutant = "napi-return-overflow" ->
+              \* pushed back onto the cache in one copy, no half flush
               /\ cache' = [cache EXCEPT ![c] = @ \o heads[c]]
+              /\ touch' = IF heads[c] = <<>> THEN touch ELSE [touch EXCEPT ![c] = <<c, "bh">>]
               /\ UNCHANGED <<slab, users, frag, next, owner>>
-         [] OTHER -> Apply(c, CachePutAll(H(c), heads[c]))
-    /\ touch' = IF heads[c] = <<>> THEN touch ELSE [touch EXCEPT ![c] = <<c, "bh">>]
+         [] OTHER ->
+              /\ slab' = slab \cup Range(heads[c])
+              /\ UNCHANGED <<cache, users, frag, next, owner, touch>>
     /\ UNCHANGED <<defer, dcount, kick, held, pending, left, rcvd, dropped>>
 
 \* skb_get(): a second holder of an skb (Clone).

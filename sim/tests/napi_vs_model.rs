@@ -213,15 +213,17 @@ fn generated_runs_reach_the_interesting_steps() {
             let mut see = |what: &str| *seen.entry(what.to_string()).or_default() += 1;
             let cached = |x: &State| x.cache.iter().map(Vec::len).sum::<usize>();
             match a {
-                Action::TunSendmsg { fail, .. } => {
+                Action::TunSendmsg { c, fail } => {
                     see(&format!("batch on {}", r.spec.path.id()));
                     if *fail && r.spec.path != Path::Slab {
                         see("bulk get failed");
                     }
-                    if t.dropped > s.dropped && !*fail {
+                    let k = usize::from(*c) - 1;
+                    if r.spec.path != Path::Slab && !*fail && t.heads[k].len() < t.pending[k] as usize {
                         see("bulk get short of heads");
                     }
                 }
+                Action::TunXdpOne { verdict: XdpVerdict::PassCache { .. }, .. } => see("no head: napi_build_skb"),
                 Action::NapiBuildSkb { fail: true, .. } => see("build failed"),
                 Action::SkbAttemptDeferFree { c, s: x } => {
                     let o = s.owner[usize::from(*x) - 1];
@@ -258,6 +260,7 @@ fn generated_runs_reach_the_interesting_steps() {
         "batch on flush",
         "bulk get failed",
         "bulk get short of heads",
+        "no head: napi_build_skb",
         "build failed",
         "deferred to another CPU",
         "full list bypassed",

@@ -7,10 +7,14 @@ use super::state::{Cpu, Skb};
 /// TunXdpOne's disjunct: what became of the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum XdpVerdict {
-    /// XDP_DROP: the frame is dropped, its head stays for the next.
+    /// XDP_DROP: the frame is dropped and takes no head.
     Drop,
     /// XDP_PASS on the batch's next head (Path "bulk" or "flush").
     PassHead,
+    /// XDP_PASS with no head left in the batch: napi_build_skb() on one
+    /// from this CPU's cache (Path "bulk" or "flush"), `fail` the refill's
+    /// choice; a failed get drops the frame.
+    PassCache { fail: bool },
     /// XDP_PASS on a head from the slab (Path "slab"), `fail` the slab
     /// call's choice; a failed call (or an empty slab) drops the frame.
     PassSlab { fail: bool },

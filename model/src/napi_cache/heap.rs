@@ -111,31 +111,30 @@ impl State {
         self.cache[ci(c)].pop().unwrap_or(0)
     }
 
-    /// CacheGetBulk(h, n, fail): napi_skb_cache_get_bulk(): n heads, top
-    /// first; a cache holding fewer is refilled first (up to Bulk, never
-    /// past CacheSize), what it still lacks comes from the slab.
+    /// CacheGetBulk(h, n, fail): napi_skb_cache_get_bulk() (series 1/5):
+    /// until n heads are taken, a cache holding fewer than still wanted
+    /// is topped up with what is missing rounded up to Bulk (never past
+    /// CacheSize), then its top heads are taken in array order; an empty
+    /// cache ends the loop (GetBulkLoop).
     pub(super) fn cache_get_bulk(&mut self, cfg: &Config, c: Cpu, n: u32, fail: bool) -> Vec<Skb> {
         let n = n as usize;
-        let len = self.cache[ci(c)].len();
-        count(|k| k.cache_hits += n.min(len) as u64);
-        if len < n {
-            let room = i64::from(cfg.cache_size) - len as i64;
-            self.refill(c, i64::from(cfg.bulk).min(room), fail);
-        }
-        let q = &mut self.cache[ci(c)];
-        let fromq = n.min(q.len());
-        let lack = n - fromq;
-        let mut got: Vec<Skb> = q.split_off(q.len() - fromq);
-        got.reverse();
-        if lack > 0 {
-            count(|k| k.slab_alloc_bulk += 1);
-        }
-        if lack > 0 && !fail && self.slab.len() >= lack {
-            let direct = lowest(&self.slab, lack);
-            for s in &direct {
-                self.slab.remove(s);
+        let bulk = cfg.bulk as usize;
+        let mut got: Vec<Skb> = Vec::new();
+        while got.len() < n {
+            let need = n - got.len();
+            let len = self.cache[ci(c)].len();
+            count(|k| k.cache_hits += need.min(len) as u64);
+            if len < need {
+                let up = (need - len).div_ceil(bulk) * bulk;
+                let want = up.min((cfg.cache_size as usize).saturating_sub(len));
+                self.refill(c, want as i64, fail);
             }
-            got.extend(direct);
+            let q = &mut self.cache[ci(c)];
+            if q.is_empty() {
+                break;
+            }
+            let take = need.min(q.len());
+            got.extend(q.split_off(q.len() - take));
         }
         got
     }

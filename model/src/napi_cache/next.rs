@@ -41,6 +41,10 @@ impl State {
             out.push(Action::TunXdpOne { c, verdict: XdpVerdict::PassHead });
             out.extend(fails.iter().map(|&fail| Action::TunXdpOne {
                 c,
+                verdict: XdpVerdict::PassCache { fail },
+            }));
+            out.extend(fails.iter().map(|&fail| Action::TunXdpOne {
+                c,
                 verdict: XdpVerdict::PassSlab { fail },
             }));
             out.push(Action::TunSendmsgEnd { c });

@@ -8,9 +8,9 @@ impl State {
     /// TunSendmsg(c) with the slab call's `fail`: tun_sendmsg(TUN_MSG_PTR)
     /// from vhost-net takes a batch of frames and disables BH; on the
     /// bulk paths the batch's heads come from napi_skb_cache_get_bulk()
-    /// (after skb_defer_free_flush() with Path "flush"), and frames it
-    /// found no head for are dropped. Path "slab" has no choice: `fail`
-    /// is FALSE.
+    /// (after skb_defer_free_flush() with Path "flush"); a frame it found
+    /// no head for falls back to napi_build_skb() in tun_xdp_one. Path
+    /// "slab" has no choice: `fail` is FALSE.
     pub fn tun_sendmsg(&self, cfg: &Config, c: Cpu, fail: bool) -> Option<State> {
         if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Idle || self.left == 0 {
             return None;
@@ -26,13 +26,9 @@ impl State {
         }
         t.left -= k;
         t.ctx[ci(c)] = Ctx::Tun;
-        if cfg.path == Path::Slab {
-            t.pending[ci(c)] = k;
-        } else {
-            let got = t.cache_get_bulk(cfg, c, k, fail);
-            t.pending[ci(c)] = got.len() as u32;
-            t.dropped += k - got.len() as u32;
-            t.heads[ci(c)] = got;
+        t.pending[ci(c)] = k;
+        if cfg.path != Path::Slab {
+            t.heads[ci(c)] = t.cache_get_bulk(cfg, c, k, fail);
             let access = if cfg.bug(Mutant::TunNoBh) { Access::Task } else { Access::Bh };
             t.touch[ci(c)] = Touch { cpu: c, ctx: access };
         }
@@ -40,9 +36,10 @@ impl State {
     }
 
     /// TunXdpOne(c) with its verdict: tun_xdp_one() on one frame.
-    /// XDP_DROP leaves the head for the next frame; XDP_PASS builds the
-    /// skb on the batch's next head, or (Path "slab", build_skb) on the
-    /// lowest head of the slab, dropping the frame when that fails.
+    /// XDP_DROP takes no head; XDP_PASS builds the skb around the batch's
+    /// next head, or with none left on one from this CPU's cache
+    /// (napi_build_skb), or with Path "slab" (build_skb) on the lowest
+    /// head of the slab, dropping the frame when the allocation fails.
     pub fn tun_xdp_one(&self, cfg: &Config, c: Cpu, verdict: XdpVerdict) -> Option<State> {
         if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Tun || self.pending[ci(c)] == 0 {
             return None;
@@ -56,7 +53,7 @@ impl State {
                 }
             }
             XdpVerdict::PassHead => {
-                if cfg.path == Path::Slab || t.heads[ci(c)].is_empty() {
+                if t.heads[ci(c)].is_empty() {
                     return None;
                 }
                 let s = t.heads[ci(c)].remove(0);
@@ -64,6 +61,21 @@ impl State {
                 t.owner[si(s)] = c;
                 t.held[si(s)] = 1;
                 t.rcvd += 1;
+            }
+            XdpVerdict::PassCache { fail } => {
+                if cfg.path == Path::Slab || !t.heads[ci(c)].is_empty() || (fail && !cfg.slab_fail) {
+                    return None;
+                }
+                let s = t.cache_get(cfg, c, fail);
+                if s == 0 {
+                    t.dropped += 1;
+                } else {
+                    t.users[si(s)] = 1;
+                    t.owner[si(s)] = c;
+                    t.held[si(s)] = 1;
+                    t.rcvd += 1;
+                }
+                t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
             }
             XdpVerdict::PassSlab { fail } => {
                 if cfg.path != Path::Slab || (fail && !cfg.slab_fail) {
@@ -86,7 +98,8 @@ impl State {
     }
 
     /// TunSendmsgEnd(c): the end of tun_sendmsg(): heads the batch did not
-    /// use go back to the cache (napi_skb_cache_put each), BH goes on.
+    /// use go back to the slab in one kmem_cache_free_bulk()
+    /// (tun_put_heads), BH goes on.
     pub fn tun_sendmsg_end(&self, cfg: &Config, c: Cpu) -> Option<State> {
         if !cfg.has_cpu(c) || self.ctx[ci(c)] != Ctx::Tun || self.pending[ci(c)] != 0 {
             return None;
@@ -97,14 +110,14 @@ impl State {
         if cfg.bug(Mutant::BulkLostHead) {
             // The unused heads are forgotten.
         } else if cfg.bug(Mutant::ReturnOverflow) {
+            // Pushed back onto the cache in one copy, no half flush.
             t.cache[ci(c)].extend(&unused);
-        } else {
-            for &s in &unused {
-                t.cache_put(cfg, c, s);
+            if !unused.is_empty() {
+                t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
             }
-        }
-        if !unused.is_empty() {
-            t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
+        } else if !unused.is_empty() {
+            super::cost::count(|n| n.slab_free_bulk += 1);
+            t.slab.extend(unused);
         }
         Some(t)
     }

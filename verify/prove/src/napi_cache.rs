@@ -10,7 +10,7 @@
 //! past the array. Slab calls are all or nothing (kmem_cache_alloc_bulk
 //! returns 0 or what was asked), so a refill's result is a free boolean.
 
-use super::ring::{c, le, umin, Builder};
+use super::ring::{c, le, pow2, umin, Builder};
 use super::{proved, refuted, Entry};
 use z3::ast::{Bool, BV};
 
@@ -66,45 +66,54 @@ fn get_bounded(b: &mut Builder) -> Vec<Bool> {
     ]
 }
 
-/// The bulk get's arithmetic with the refill clamped or not.
+/// One pass of napi_skb_cache_get_bulk()'s loop (kernel/patches/
+/// tun-napi-cache 1/5), the refill clamped to the array or not: with `got`
+/// of `n` heads taken, a cache holding fewer than the `need = n - got`
+/// still wanted is topped up with `round_up(need - count, bulk)` (bulk a
+/// power of two, as round_up() requires), at most `size - count`, then
+/// `min(need, count)` heads are copied out from its top. `count < size`
+/// holds at every pass: a pass ends with the cache emptied or the batch
+/// complete.
 fn get_bulk(b: &mut Builder, clamp: bool) -> Vec<Bool> {
     let (size, count) = cache_at_rest(b);
     let bulk = b.var("bulk");
     let n = b.var("n");
-    b.assume(le(&c(1), &bulk));
+    let got = b.var("got");
+    b.assume(pow2(&bulk));
     b.assume(le(&bulk, &size));
-    b.assume(le(&c(1), &n));
+    b.assume(got.bvult(&n));
     b.prefer(le(&size, &c(64)));
     let refilled = Bool::new_const("refilled");
-    let direct_ok = Bool::new_const("direct");
-    let short = count.bvult(&n);
+    let need = n.bvsub(&got);
+    let short = count.bvult(&need);
+    // round_up(x, y) = ((x - 1) | (y - 1)) + 1
+    let up = need.bvsub(&count).bvsub(c(1)).bvor(bulk.bvsub(c(1))).bvadd(c(1));
     // room = size - count cannot wrap: count < size.
     let room = size.bvsub(&count);
-    let want = if clamp { umin(&bulk, &room) } else { bulk.clone() };
+    let want = if clamp { umin(&up, &room) } else { up };
     let got1 = Bool::and(&[short.clone(), refilled.clone()]).ite(&want, &c(0));
     let have = count.bvadd(&got1);
-    let take = umin(&n, &have);
-    let lack = n.bvsub(&take);
-    let got2 = Bool::and(&[have.bvult(&n), direct_ok.clone()]).ite(&lack, &c(0));
+    let empty = have.eq(c(0));
+    let take = umin(&need, &have);
     let rest = have.bvsub(&take);
+    let got2 = got.bvadd(&take);
     b.show("have", &have);
     b.show("skb_count", &rest);
-    b.show("returned", &take.bvadd(&got2));
+    b.show("got", &got2);
     b.path("enough", &short.not());
-    b.path("refill-enough", &Bool::and(&[short.clone(), have.bvuge(&n)]));
-    b.path("direct", &Bool::and(&[have.bvult(&n), direct_ok.clone()]));
-    b.path("short", &Bool::and(&[have.bvult(&n), direct_ok.not()]));
+    b.path("refilled", &Bool::and(&[short.clone(), refilled.clone(), empty.not()]));
+    b.path("empty", &empty);
+    let go = empty.not();
     vec![
         // the refill lands inside the array and its sum does not wrap
         have.bvuge(&count),
         have.bvule(&size),
-        // the cache's top `take` heads exist (base = have - take >= 0)
+        // the copy reads the cache's top `take` heads (have - take >= 0)
         take.bvule(&have),
-        // the cache stays at rest, so the next put's slot is in the array
+        // and writes skbs[got .. got + take), within the caller's n
+        go.implies(&Bool::and(&[got2.bvule(&n), got2.bvugt(&got)])),
+        // the next pass (or the caller) finds the cache at rest
         rest.bvult(&size),
-        // heads are written to skbs[0 .. take + got2), within the caller's n
-        take.bvadd(&got2).bvule(&n),
-        take.bvadd(&got2).bvuge(&take),
     ]
 }
 
@@ -171,15 +180,16 @@ pub fn entries() -> Vec<Entry> {
         ),
         proved(
             "napi-cache-get-bulk",
-            "the bulk get's refill min(bulk, size - count) stays in the array, takes at most \
-             the heads the cache holds, leaves it at rest and writes at most n heads, for \
-             every u32 size, count, bulk and n >= 1",
+            "each pass of the bulk get's loop tops the cache up by min(round_up(need - count, \
+             bulk), size - count) inside the array, copies out at most the heads it holds into \
+             the caller's n, makes progress and leaves the cache at rest, for every u32 size, \
+             count, power-of-two bulk, n and got < n",
             get_bulk_bounded,
         ),
         refuted(
             "napi-cache-get-bulk-unclamped",
-            "a bulk get that refills `bulk` heads without clamping to size - count writes \
-             past the array when the cache holds more than size - bulk",
+            "a bulk get that tops up round_up(need - count, bulk) heads without clamping to \
+             size - count writes past the array",
             None,
             get_bulk_unclamped,
         ),
@@ -215,12 +225,14 @@ mod tests {
     #[test]
     fn unclamped_refill_overruns_the_array() {
         let x = cex("napi-cache-get-bulk-unclamped");
-        let (size, count, bulk, n) = (x["size"], x["skb_count"], x["bulk"], x["n"]);
-        assert!(2 <= size && count < size && 1 <= bulk && bulk <= size && 1 <= n);
-        // a refill happened and wrote slots count .. count + bulk, past size
-        assert!(count < n);
-        assert!(count + bulk > size, "{x:?}");
-        assert_eq!(x["have'"], (count + bulk) & 0xffff_ffff);
+        let (size, count, bulk, n, got) = (x["size"], x["skb_count"], x["bulk"], x["n"], x["got"]);
+        assert!(2 <= size && count < size && bulk.is_power_of_two() && bulk <= size && got < n);
+        let need = (n - got) & 0xffff_ffff;
+        // a top-up happened (count < need) and wrote past the array, or
+        // its sum wrapped
+        assert!(count < need, "{x:?}");
+        let have = x["have'"];
+        assert!(have > size || have < count, "{x:?}");
     }
 
     #[test]

@@ -131,22 +131,27 @@ impl NapiAllocCache {
         pop(&mut st)
     }
 
-    /// napi_skb_cache_get_bulk(): n heads, top first. A stack holding
-    /// fewer is refilled first (Bulk heads, never past its size); what it
-    /// still lacks comes straight from the slab in one call, all or none.
+    /// napi_skb_cache_get_bulk() (series 1/5): until n heads are taken, a
+    /// stack holding fewer than still wanted is topped up with what is
+    /// missing rounded up to Bulk (never past its size), then its top
+    /// heads are taken in array order; an empty stack ends the loop.
     pub fn get_bulk(&self, a: Access, slab: &Slab, n: usize, fail: bool) -> Vec<u8> {
         let mut st = self.lock(a);
-        if st.count < n {
-            let k = self.bulk.min(self.size.saturating_sub(st.count));
-            Self::refill(&mut st, slab, k, fail);
-        }
-        let from = n.min(st.count);
-        let mut got: Vec<u8> = (0..from).map(|_| pop(&mut st).expect("counted")).collect();
-        let lack = n - from;
-        if lack > 0 {
-            if let Some(direct) = slab.alloc_bulk(lack, fail) {
-                got.extend(direct);
+        let mut got: Vec<u8> = Vec::with_capacity(n);
+        while got.len() < n {
+            let need = n - got.len();
+            if st.count < need {
+                let up = (need - st.count).div_ceil(self.bulk) * self.bulk;
+                let want = up.min(self.size.saturating_sub(st.count));
+                Self::refill(&mut st, slab, want, fail);
             }
+            if st.count == 0 {
+                break;
+            }
+            let take = need.min(st.count);
+            let base = st.count - take;
+            got.extend_from_slice(&st.slots[base..st.count]);
+            st.count = base;
         }
         got
     }

@@ -300,9 +300,7 @@ impl Net {
         } else {
             let got = cpu.cache.get_bulk(cpu.here(), &self.slab, k as usize, fail);
             self.counters.cache_hits.fetch_add(got.len() as u32, Relaxed);
-            self.frames.drop_n(k - got.len() as u32);
-            let n = got.len() as u32;
-            cpu.tun.start(got, n);
+            cpu.tun.start(got, k);
         }
         if no_bh {
             cpu.local_bh_disable();
@@ -311,9 +309,10 @@ impl Net {
     }
 
     /// tun_xdp_one() for the next frame of CPU c's batch: XDP_DROP
-    /// (`pass` false) leaves its head for the next frame; XDP_PASS builds
-    /// the skb on the batch's next head, or with Path slab on one from
-    /// the slab (build_skb, which may fail: the frame is dropped).
+    /// (`pass` false) takes no head; XDP_PASS builds the skb around the
+    /// batch's next head, or with none left on one from this CPU's cache
+    /// (napi_build_skb), or with Path slab on one from the slab
+    /// (build_skb); a failed allocation drops the frame.
     pub fn tun_xdp_one(&self, c: u8, pass: bool, fail: bool) -> Option<u8> {
         let cpu = self.cpu(c);
         cpu.tun.handled();
@@ -323,10 +322,16 @@ impl Net {
             }
             return None;
         }
-        let s = if self.shape.path == TunPath::Slab {
-            self.slab.alloc(fail)
-        } else {
-            cpu.tun.next_head()
+        let s = match cpu.tun.next_head() {
+            Some(s) => Some(s),
+            None if self.shape.path == TunPath::Slab => self.slab.alloc(fail),
+            None => {
+                let s = cpu.cache.get(cpu.here(), &self.slab, fail);
+                if s.is_some() {
+                    self.counters.cache_hits.fetch_add(1, Relaxed);
+                }
+                s
+            }
         };
         match s {
             Some(s) => {
@@ -339,20 +344,18 @@ impl Net {
     }
 
     /// The end of tun_sendmsg(): the heads no frame used back to the
-    /// cache, one put each, then BH on.
+    /// slab in one kmem_cache_free_bulk() (tun_put_heads), then BH on.
     pub fn tun_sendmsg_end(&self, c: u8) {
         let cpu = self.cpu(c);
         let heads = cpu.tun.finish();
         let a = cpu.here();
         if !heads.is_empty() {
             if ringlab_mutant::on("mutant-napi-bulk-lost-head") {
-                cpu.cache.assert_local(a);
+                // forgotten
             } else if ringlab_mutant::on("mutant-napi-return-overflow") {
                 cpu.cache.append_unbounded(a, &heads);
             } else {
-                for s in heads {
-                    cpu.cache.put(a, &self.slab, s);
-                }
+                self.slab.free_bulk(&heads);
             }
         }
         cpu.set_ctx(IDLE);

@@ -31,7 +31,7 @@ fn fails(a: &Action) -> bool {
         a,
         Action::NapiBuildSkb { fail: true, .. }
             | Action::TunSendmsg { fail: true, .. }
-            | Action::TunXdpOne { verdict: XdpVerdict::PassSlab { fail: true }, .. }
+            | Action::TunXdpOne { verdict: XdpVerdict::PassSlab { fail: true } | XdpVerdict::PassCache { fail: true }, .. }
     )
 }
 

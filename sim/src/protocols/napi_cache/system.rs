@@ -146,20 +146,28 @@ impl NapiSkbCache {
         Ok(())
     }
 
-    /// TunXdpOne(c, pass, fail): tun_xdp_one() for the batch's next
-    /// frame, XDP_PASS or XDP_DROP.
-    pub fn tun_xdp_one(&mut self, c: u8, pass: bool, fail: bool) -> Step {
+    /// TunXdpOne(c) with the model's verdict: tun_xdp_one() for the
+    /// batch's next frame, XDP_DROP or XDP_PASS on the head it names.
+    pub fn tun_xdp_one(&mut self, c: u8, verdict: XdpVerdict) -> Step {
         self.ctx_is("TunXdpOne", c, TUN)?;
         if self.net.cpu(c).tun.pending() == 0 {
             return Err(Disabled::new("TunXdpOne", format!("CPU {c}'s batch has no frame left")));
         }
-        if fail && !(pass && self.net.shape.path == TunPath::Slab) {
-            return Err(Disabled::new("TunXdpOne", "only build_skb() from the slab may fail"));
-        }
+        let slab_path = self.net.shape.path == TunPath::Slab;
+        let no_head = self.net.cpu(c).tun.heads().is_empty();
+        let (pass, fail) = match verdict {
+            XdpVerdict::Drop => (false, false),
+            XdpVerdict::PassHead if !no_head => (true, false),
+            XdpVerdict::PassCache { fail } if no_head && !slab_path => (true, fail),
+            XdpVerdict::PassSlab { fail } if no_head && slab_path => (true, fail),
+            _ => {
+                return Err(Disabled::new(
+                    "TunXdpOne",
+                    format!("{verdict:?} on CPU {c} (Path {:?}, heads left: {})", self.net.shape.path, !no_head),
+                ))
+            }
+        };
         self.may_fail("TunXdpOne", fail)?;
-        if pass && self.net.shape.path != TunPath::Slab && self.net.cpu(c).tun.heads().is_empty() {
-            return Err(Disabled::new("TunXdpOne", format!("CPU {c}'s batch has no head left")));
-        }
         self.net.tun_xdp_one(c, pass, fail);
         Ok(())
     }
@@ -243,18 +251,12 @@ impl NapiSkbCache {
 
     /// One spec action with the model's choices.
     pub fn step(&mut self, a: &Action) -> Step {
-        let slab_path = self.net.shape.path == TunPath::Slab;
         match *a {
             Action::NetRxAction { c } => self.net_rx_action(c),
             Action::NapiComplete { c } => self.napi_complete(c),
             Action::NapiBuildSkb { c, fail } => self.napi_build_skb(c, fail),
             Action::TunSendmsg { c, fail } => self.tun_sendmsg(c, fail),
-            Action::TunXdpOne { c, verdict } => match verdict {
-                XdpVerdict::Drop => self.tun_xdp_one(c, false, false),
-                XdpVerdict::PassHead if !slab_path => self.tun_xdp_one(c, true, false),
-                XdpVerdict::PassSlab { fail } if slab_path => self.tun_xdp_one(c, true, fail),
-                _ => Err(Disabled::new("TunXdpOne", format!("{verdict:?} is not Path {:?}'s", self.net.shape.path))),
-            },
+            Action::TunXdpOne { c, verdict } => self.tun_xdp_one(c, verdict),
             Action::TunSendmsgEnd { c } => self.tun_sendmsg_end(c),
             Action::NapiConsumeSkb { c, s } => self.napi_consume_skb(c, s),
             Action::SkbAttemptDeferFree { c, s } => self.skb_attempt_defer_free(c, s),
