@@ -254,7 +254,12 @@ impl Region {
     fn put64(&self, off: usize, v: u64) {
         unsafe { std::ptr::write_volatile(self.base.add(off).cast::<u64>(), v) }
     }
-    fn bytes(&self, off: usize, len: usize) -> &mut [u8] {
+    /// The region's bytes at `off`, to write a frame into; `&mut self`,
+    /// so that no two of them are alive at once.
+    fn bytes(&mut self, off: usize, len: usize) -> &mut [u8] {
+        assert!(off + len <= REGION, "{off} + {len} past the region");
+        // Safety: within the mapping (checked above), borrowed mutably
+        // from the one Region that owns it.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(off), len) }
     }
 }
