@@ -11,9 +11,8 @@ use serde_json::json;
 
 use ringlab_sim::copy_tx::cost;
 use ringlab_sim::copy_tx::{threads, CopyTx, CopyTxConfig, Design, DropFrags, PublishFrags, Report};
-use ringlab_sim::harness::{self, Failure};
 
-use super::{clock_seed, failure_json, print_outcome, recorded};
+use super::{clock_seed, print_outcome, run_json, simulate};
 use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -133,18 +132,21 @@ pub fn run(a: &CopyTxArgs) -> Result<bool, String> {
     }
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
-    let mut trace = None;
-    let outcome: Option<Result<Report, Failure>> = if a.costs {
-        None
-    } else if a.threads {
-        Some(threads::run(cfg.clone(), a.steps))
+    let (outcome, trace) = if a.costs {
+        (None, None)
     } else {
-        let failed = format!("copy_tx/failed-seed{seed}.jsonl");
-        let r = recorded(a.trace.as_deref(), &failed, |out| {
-            harness::run::<CopyTx>(cfg.clone(), a.steps, Some(out))
-        })?;
-        trace = r.trace;
-        Some(r.run)
+        let (o, t) = simulate::<CopyTx, _, _>(
+            "copy_tx",
+            seed,
+            a.threads,
+            a.steps,
+            a.trace.as_deref(),
+            cfg.clone(),
+            threads::run,
+            |r: Report| r,
+            |r| r,
+        )?;
+        (Some(o), t)
     };
     let rows = cost::table(COST_PACKETS, seed);
     let mode = if a.threads { "threads" } else { "deterministic" };
@@ -167,11 +169,7 @@ pub fn run(a: &CopyTxArgs) -> Result<bool, String> {
         if a.threads { " --threads" } else { "" }
     );
     if a.json {
-        let run = match &outcome {
-            None => json!(null),
-            Some(Ok(r)) => json!({ "ok": true, "report": r }),
-            Some(Err(f)) => failure_json(f, &replay),
-        };
+        let run = run_json(outcome.as_ref(), &replay);
         let doc = json!({ "mode": mode, "seed": seed, "run": run, "trace": trace, "costs": rows });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap());
     } else {

@@ -12,9 +12,8 @@ use serde_json::json;
 
 use ringlab_sim::devmem::cost::{self, SEED_FIGURE};
 use ringlab_sim::devmem::{threads, Devmem, DevmemConfig, Mode};
-use ringlab_sim::harness::{self, Failure};
 
-use super::{clock_seed, failure_json, print_outcome, recorded};
+use super::{clock_seed, print_outcome, run_json, simulate, to_json};
 use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -134,18 +133,21 @@ pub fn run(a: &DevmemArgs) -> Result<bool, String> {
         "deterministic"
     };
     let mode = mode_name(a.mode);
-    let mut trace = None;
-    let outcome: Option<Result<serde_json::Value, Failure>> = if a.costs {
-        None
-    } else if a.threads {
-        Some(threads::run(cfg.clone(), a.steps).map(|r| to_json(&r)))
+    let (outcome, trace) = if a.costs {
+        (None, None)
     } else {
-        let failed = format!("devmem/failed-seed{seed}.jsonl");
-        let r = recorded(a.trace.as_deref(), &failed, |out| {
-            harness::run::<Devmem>(cfg.clone(), a.steps, Some(out))
-        })?;
-        trace = r.trace;
-        Some(r.run.map(|r| to_json(&r)))
+        let (o, t) = simulate::<Devmem, _, _>(
+            "devmem",
+            seed,
+            a.threads,
+            a.steps,
+            a.trace.as_deref(),
+            cfg.clone(),
+            threads::run,
+            |r| to_json(&r),
+            |r| to_json(&r),
+        )?;
+        (Some(o), t)
     };
     let rows = cost::table(COST_TOKENS);
     let replay = format!(
@@ -159,11 +161,7 @@ pub fn run(a: &DevmemArgs) -> Result<bool, String> {
         if a.threads { " --threads" } else { "" }
     );
     if a.json {
-        let run = match &outcome {
-            None => json!(null),
-            Some(Ok(r)) => json!({ "ok": true, "report": r }),
-            Some(Err(f)) => failure_json(f, &replay),
-        };
+        let run = run_json(outcome.as_ref(), &replay);
         let doc = json!({
             "how": how, "mode": mode, "seed": seed, "run": run, "trace": trace,
             "costs": rows, "seed_figure": SEED_FIGURE,
@@ -179,10 +177,6 @@ pub fn run(a: &DevmemArgs) -> Result<bool, String> {
         println!("{SEED_FIGURE}");
     }
     Ok(!matches!(outcome, Some(Err(_))))
-}
-
-fn to_json(r: &impl serde::Serialize) -> serde_json::Value {
-    serde_json::to_value(r).expect("a report is plain data")
 }
 
 /// One line on a clean run, from its report.

@@ -10,10 +10,9 @@ use clap::Args;
 use serde_json::json;
 
 use ringlab_model::iouring_zc::{Config, Fail};
-use ringlab_sim::harness::{self, Failure};
 use ringlab_sim::protocols::iouring_zc::{threads, IoUringZc, IoUringZcConfig};
 
-use super::{clock_seed, failure_json, print_outcome, recorded};
+use super::{clock_seed, print_outcome, run_json, simulate, to_json};
 use ringlab_kernel::empty::AllowEmpty;
 
 #[derive(Args, Debug)]
@@ -98,17 +97,17 @@ pub fn run(a: &IoUringZcArgs) -> Result<bool, String> {
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
     let how = if a.threads { "threads" } else { "deterministic" };
-    let mut trace = None;
-    let outcome: Result<serde_json::Value, Failure> = if a.threads {
-        threads::run(cfg.clone(), a.steps).map(|r| to_json(&r))
-    } else {
-        let failed = format!("iouring-zc/failed-seed{seed}.jsonl");
-        let r = recorded(a.trace.as_deref(), &failed, |out| {
-            harness::run::<IoUringZc>(cfg.clone(), a.steps, Some(out))
-        })?;
-        trace = r.trace;
-        r.run.map(|r| to_json(&r))
-    };
+    let (outcome, trace) = simulate::<IoUringZc, _, _>(
+        "iouring-zc",
+        seed,
+        a.threads,
+        a.steps,
+        a.trace.as_deref(),
+        cfg,
+        threads::run,
+        |r| to_json(&r),
+        |r| to_json(&r),
+    )?;
     let replay = format!(
         "ringlab sim iouring-zc --seed {seed} --steps {} --reqs {} --len {} --skbs {} --sq {} --cq {} --batch {}{}{}{}",
         a.steps,
@@ -124,10 +123,7 @@ pub fn run(a: &IoUringZcArgs) -> Result<bool, String> {
     );
     let ok = outcome.is_ok();
     if a.json {
-        let run = match &outcome {
-            Ok(r) => json!({ "ok": true, "report": r }),
-            Err(f) => failure_json(f, &replay),
-        };
+        let run = run_json(Some(&outcome), &replay);
         let doc = json!({ "how": how, "seed": seed, "run": run, "trace": trace });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap());
     } else {
@@ -136,10 +132,6 @@ pub fn run(a: &IoUringZcArgs) -> Result<bool, String> {
         print_outcome(&Some(outcome), &what, summary, &replay, trace.as_deref());
     }
     Ok(ok)
-}
-
-fn to_json(r: &impl serde::Serialize) -> serde_json::Value {
-    serde_json::to_value(r).expect("a report is plain data")
 }
 
 /// One line on a clean run, from its report.

@@ -166,6 +166,47 @@ fn print_outcome<R>(
     println!();
 }
 
+/// What every `ringlab sim P` does with its config: with `threads`, runs
+/// it on real threads (`on_threads`); otherwise the seeded scheduler runs
+/// it with its trace recorded into `asked`, or into
+/// target/ringlab/sim/`dir`/failed-seedS.jsonl, kept only on a failure.
+/// Both reports become an `R` (`from_sched`, `from_threads`); the trace
+/// is None on threads.
+#[allow(clippy::too_many_arguments)]
+fn simulate<P: ringlab_sim::harness::Protocol, T, R>(
+    dir: &str,
+    seed: u64,
+    threads: bool,
+    steps: u64,
+    asked: Option<&Path>,
+    cfg: P::Config,
+    on_threads: impl FnOnce(P::Config, u64) -> Result<T, Failure>,
+    from_threads: impl FnOnce(T) -> R,
+    from_sched: impl FnOnce(P::Report) -> R,
+) -> Result<(Result<R, Failure>, Option<PathBuf>), String> {
+    if threads {
+        return Ok((on_threads(cfg, steps).map(from_threads), None));
+    }
+    let failed = format!("{dir}/failed-seed{seed}.jsonl");
+    let r = recorded(asked, &failed, |out| ringlab_sim::harness::run::<P>(cfg, steps, Some(out)))?;
+    Ok((r.run.map(from_sched), r.trace))
+}
+
+/// A report as the JSON documents carry it.
+fn to_json(r: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(r).expect("a report is plain data")
+}
+
+/// A run in a JSON document: null when none ran (only costs were asked
+/// for), its report, or its failure and how to replay it.
+fn run_json<R: serde::Serialize>(outcome: Option<&Result<R, Failure>>, replay: &str) -> serde_json::Value {
+    match outcome {
+        None => serde_json::Value::Null,
+        Some(Ok(r)) => serde_json::json!({ "ok": true, "report": r }),
+        Some(Err(f)) => failure_json(f, replay),
+    }
+}
+
 /// A failure in a JSON document.
 fn failure_json(f: &Failure, replay: &str) -> serde_json::Value {
     serde_json::json!({

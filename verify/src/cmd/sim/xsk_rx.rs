@@ -11,11 +11,10 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 
 use ringlab_model::xsk_rx::{Config, Redirect, RxPath};
-use ringlab_sim::harness::{self, Failure};
 use ringlab_sim::xsk_rx::cost::{self, SEED_FIGURE};
 use ringlab_sim::xsk_rx::{threads, XskRx, XskRxConfig};
 
-use super::{clock_seed, failure_json, print_outcome, recorded};
+use super::{clock_seed, print_outcome, run_json, simulate, to_json};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PathArg {
@@ -133,18 +132,21 @@ fn config(a: &XskRxArgs, seed: u64) -> Result<XskRxConfig, String> {
 pub fn run(a: &XskRxArgs) -> Result<bool, String> {
     let seed = a.seed.unwrap_or_else(clock_seed);
     let cfg = config(a, seed)?;
-    let mut trace = None;
-    let outcome: Option<Result<serde_json::Value, Failure>> = if a.costs {
-        None
-    } else if a.threads {
-        Some(threads::run(cfg.clone(), a.steps).map(|r| serde_json::to_value(&r).expect("a report is plain data")))
+    let (outcome, trace) = if a.costs {
+        (None, None)
     } else {
-        let failed = format!("xsk_rx/failed-seed{seed}.jsonl");
-        let r = recorded(a.trace.as_deref(), &failed, |out| {
-            harness::run::<XskRx>(cfg.clone(), a.steps, Some(out))
-        })?;
-        trace = r.trace;
-        Some(r.run.map(|r| serde_json::to_value(&r).expect("a report is plain data")))
+        let (o, t) = simulate::<XskRx, _, _>(
+            "xsk_rx",
+            seed,
+            a.threads,
+            a.steps,
+            a.trace.as_deref(),
+            cfg.clone(),
+            threads::run,
+            |r| to_json(&r),
+            |r| to_json(&r),
+        )?;
+        (Some(o), t)
     };
     let rows = cost::table(COST_PACKETS)?;
     let how = if a.threads { "threads" } else { "deterministic" };
@@ -165,11 +167,7 @@ pub fn run(a: &XskRxArgs) -> Result<bool, String> {
         if a.threads { " --threads" } else { "" }
     );
     if a.json {
-        let run = match &outcome {
-            None => json!(null),
-            Some(Ok(r)) => json!({ "ok": true, "report": r }),
-            Some(Err(f)) => failure_json(f, &replay),
-        };
+        let run = run_json(outcome.as_ref(), &replay);
         let doc = json!({
             "how": how, "seed": seed, "run": run, "trace": trace, "costs": rows, "seed_figure": SEED_FIGURE,
         });
