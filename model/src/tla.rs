@@ -30,6 +30,19 @@ pub fn format_state(vars: &Vars) -> String {
         .collect()
 }
 
+/// A state as one record of its variables, `[var |-> value, ...]` (a line
+/// of a trace log), each given as (name, printed value).
+pub fn record(fields: &[(&str, String)]) -> String {
+    let v: Vec<String> = fields.iter().map(|(k, v)| format!("{k} |-> {v}")).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// A state as TLC prints it, one `/\ var = value` line per variable, each
+/// given as (name, printed value) in the spec's order.
+pub fn conjunction(fields: &[(&str, String)]) -> String {
+    fields.iter().map(|(k, v)| format!("/\\ {k} = {v}\n")).collect()
+}
+
 /// The variables whose printed values differ between two states, each
 /// given as (name, printed value) in the same order.
 pub fn differing(a: &[(&'static str, String)], b: &[(&'static str, String)]) -> Vec<&'static str> {

@@ -147,16 +147,6 @@ fn candidates(cfg: &Config) -> Vec<Action> {
     out
 }
 
-/// The variables of two states that differ.
-fn changed(g: &State, w: &State) -> String {
-    let mut out = Vec::new();
-    macro_rules! cmp {
-        ($($f:ident),*) => { $( if g.$f != w.$f { out.push(stringify!($f)); } )* };
-    }
-    cmp!(slab, cache, touch, defer, dcount, kick, ctx, users, held, frag, next, owner, heads, pending, left, rcvd, dropped);
-    out.join(", ")
-}
-
 struct Sut(NapiSkbCache);
 
 impl StateMachineTest for Sut {
@@ -175,7 +165,9 @@ impl StateMachineTest for Sut {
         let before = sut.0.model_state();
         let took = before.step(&r.spec, &a).is_some();
         let stepped = sut.0.step(&a);
-        common::same_step(&a, took, stepped, &sut.0.model_state(), &r.state, changed);
+        common::same_step(&a, took, stepped, &sut.0.model_state(), &r.state, |g, w| {
+            ringlab_model::napi_cache::tla::changed(&r.spec, g, w).join(", ")
+        });
         common::invariants_hold(
             &a,
             r.state.violated(&r.spec, &invariants::CHECKED),

@@ -27,11 +27,7 @@ pub fn set(items: impl Iterator<Item = String>) -> String {
     format!("{{{}}}", items.collect::<Vec<_>>().join(", "))
 }
 
-/// `[a |-> x, b |-> y]`, fields in the order given.
-pub fn record(fields: &[(&str, String)]) -> String {
-    let v: Vec<String> = fields.iter().map(|(k, v)| format!("{k} |-> {v}")).collect();
-    format!("[{}]", v.join(", "))
-}
+pub use crate::tla::record;
 
 /// Values of the spec as TLA+ text, frames and sockets named as one
 /// Config names them.

@@ -142,19 +142,12 @@ pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
 
 /// `s` as one record of the spec's variables (a line of a trace log).
 pub fn state_record(cfg: &Config, s: &State) -> String {
-    let v: Vec<String> = variables(cfg, s)
-        .into_iter()
-        .map(|(k, v)| format!("{k} |-> {v}"))
-        .collect();
-    format!("[{}]", v.join(", "))
+    crate::tla::record(&variables(cfg, s))
 }
 
 /// `s` as TLC prints a state: one `/\ var = value` line per variable.
 pub fn state_conjunction(cfg: &Config, s: &State) -> String {
-    variables(cfg, s)
-        .into_iter()
-        .map(|(k, v)| format!("/\\ {k} = {v}\n"))
-        .collect()
+    crate::tla::conjunction(&variables(cfg, s))
 }
 
 /// The action as the spec's operator applied to its parameters, e.g.
