@@ -245,6 +245,84 @@ pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
     bfs(&ring, opts.check_deadlock, opts.max_distinct)
 }
 
+/// A spec whose models check invariants only (no SYMMETRY, no PROPERTY
+/// the model checks): its state under Init and Next and its invariants.
+/// `Machine<S>` is then the spec under one model.
+pub trait PlainSpec: Clone + Eq + Hash + std::fmt::Debug + 'static {
+    type Config: Clone + std::fmt::Debug + 'static;
+    type Action: Clone;
+    /// The spec's file, for errors.
+    const SPEC: &'static str;
+    /// Init (one state).
+    fn init(cfg: &Self::Config) -> Self;
+    /// Every step of Next from `self`, in TLC's order.
+    fn successors(&self, cfg: &Self::Config) -> Vec<(Self::Action, Self)>;
+    /// Every invariant of the spec, by its TLA+ name.
+    fn invariants() -> &'static [PlainInvariant<Self>];
+    /// The invariants `Machine::new` checks: what the spec's .cfg files
+    /// list (all of them unless the spec says otherwise).
+    fn checked() -> &'static [PlainInvariant<Self>] {
+        Self::invariants()
+    }
+}
+
+/// An invariant by its TLA+ name.
+pub type PlainInvariant<S> = (&'static str, fn(&S, &<S as PlainSpec>::Config) -> bool);
+
+/// A plain spec under one model: its constants and the invariants to check.
+#[derive(Clone, Debug)]
+pub struct Machine<S: PlainSpec> {
+    pub config: S::Config,
+    pub invariants: Vec<PlainInvariant<S>>,
+}
+
+impl<S: PlainSpec> Machine<S> {
+    /// The invariants the spec's .cfg files check (`PlainSpec::checked`).
+    pub fn new(config: S::Config) -> Self {
+        Machine { config, invariants: S::checked().to_vec() }
+    }
+
+    /// What a .cfg file asks for: its invariants, in its order.
+    pub fn from_model_cfg(m: &crate::cfg::ModelCfg<S::Config>) -> Result<Self, String> {
+        let invariants = m
+            .invariants
+            .iter()
+            .map(|n| {
+                S::invariants()
+                    .iter()
+                    .find(|(name, _)| name == n)
+                    .copied()
+                    .ok_or_else(|| format!("{} has no invariant {n}", S::SPEC))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Machine { config: m.config.clone(), invariants })
+    }
+}
+
+impl<S: PlainSpec> SpecMachine for Machine<S> {
+    type State = S;
+    type Action = S::Action;
+
+    fn init_states(&self) -> Vec<S> {
+        vec![S::init(&self.config)]
+    }
+
+    fn successors(&self, s: &S) -> Vec<(S::Action, S)> {
+        s.successors(&self.config)
+    }
+
+    fn first_violated(&self, s: &S) -> Option<&'static str> {
+        self.invariants.iter().find(|(_, holds)| !holds(s, &self.config)).map(|(n, _)| *n)
+    }
+}
+
+/// Breadth-first search of the model a .cfg file describes (its
+/// invariants; its PROPERTIES are TLC's).
+pub fn explore_plain<S: PlainSpec>(m: &crate::cfg::ModelCfg<S::Config>) -> Result<ExploreResult<S, S::Action>, String> {
+    let machine = Machine::<S>::from_model_cfg(m)?;
+    Ok(bfs(&machine, m.check_deadlock, None))
+}
+
 /// Breadth-first search from every initial state, checking each new state
 /// as it is found and stopping at the first violation. States are told
 /// apart by their canonical form; traces hold the states as reached.

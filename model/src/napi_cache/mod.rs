@@ -50,61 +50,30 @@ pub use cost::{counted, Costs};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{ci, si, Access, Cpu, Ctx, Skb, State, Touch};
 
-use crate::explore::{bfs, ExploreResult, SpecMachine};
+use crate::explore::ExploreResult;
 
 /// The spec under one model: its constants and the invariants to check.
-#[derive(Clone, Debug)]
-pub struct Machine {
-    pub config: Config,
-    pub invariants: Vec<Invariant>,
-}
+pub type Machine = crate::explore::Machine<State>;
 
-impl Machine {
-    /// The invariants of every .cfg: all of INVARIANTS.
-    pub fn new(config: Config) -> Machine {
-        Machine {
-            config,
-            invariants: INVARIANTS.to_vec(),
-        }
-    }
-
-    /// What a .cfg file asks for: its invariants, in its order.
-    pub fn from_model_cfg(m: &ModelCfg) -> Result<Machine, String> {
-        let invariants = m
-            .invariants
-            .iter()
-            .map(|n| invariant(n).ok_or_else(|| format!("NapiSkbCache.tla has no invariant {n}")))
-            .collect::<Result<_, _>>()?;
-        Ok(Machine {
-            config: m.config.clone(),
-            invariants,
-        })
-    }
-}
-
-impl SpecMachine for Machine {
-    type State = State;
+impl crate::explore::PlainSpec for State {
+    type Config = Config;
     type Action = Action;
+    const SPEC: &'static str = "NapiSkbCache.tla";
 
-    fn init_states(&self) -> Vec<State> {
-        vec![State::init(&self.config)]
+    fn init(cfg: &Config) -> State {
+        State::init(cfg)
     }
 
-    fn successors(&self, s: &State) -> Vec<(Action, State)> {
-        s.successors(&self.config)
+    fn successors(&self, cfg: &Config) -> Vec<(Action, State)> {
+        State::successors(self, cfg)
     }
 
-    fn first_violated(&self, s: &State) -> Option<&'static str> {
-        self.invariants
-            .iter()
-            .find(|(_, holds)| !holds(s, &self.config))
-            .map(|(n, _)| *n)
+    fn invariants() -> &'static [Invariant] {
+        &INVARIANTS
     }
 }
 
-/// Breadth-first search of the model a .cfg file describes (its
-/// invariants; its PROPERTIES are TLC's).
+/// Breadth-first search of the model a .cfg file describes.
 pub fn explore(m: &ModelCfg) -> Result<ExploreResult<State, Action>, String> {
-    let machine = Machine::from_model_cfg(m)?;
-    Ok(bfs(&machine, m.check_deadlock, None))
+    crate::explore::explore_plain(m)
 }
