@@ -259,6 +259,8 @@ pub trait PlainSpec: Clone + Eq + Hash + std::fmt::Debug + 'static {
     fn successors(&self, cfg: &Self::Config) -> Vec<(Self::Action, Self)>;
     /// Every invariant of the spec, by its TLA+ name.
     fn invariants() -> &'static [PlainInvariant<Self>];
+    /// TypeOK: every value within the config's ranges.
+    fn type_ok(&self, cfg: &Self::Config) -> bool;
     /// The invariants `Machine::new` checks: what the spec's .cfg files
     /// list (all of them unless the spec says otherwise).
     fn checked() -> &'static [PlainInvariant<Self>] {

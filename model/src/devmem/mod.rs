@@ -71,6 +71,10 @@ impl crate::explore::PlainSpec for State {
         &INVARIANTS
     }
 
+    fn type_ok(&self, cfg: &Config) -> bool {
+        State::type_ok(self, cfg)
+    }
+
     /// The invariants of every .cfg: INVARIANTS without TypeOK.
     fn checked() -> &'static [Invariant] {
         &INVARIANTS[1..]

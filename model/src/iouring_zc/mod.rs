@@ -76,6 +76,10 @@ impl crate::explore::PlainSpec for State {
     fn invariants() -> &'static [Invariant] {
         &INVARIANTS
     }
+
+    fn type_ok(&self, cfg: &Config) -> bool {
+        State::type_ok(self, cfg)
+    }
 }
 
 /// Breadth-first search of the model a .cfg file describes.

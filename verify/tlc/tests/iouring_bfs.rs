@@ -7,60 +7,12 @@
 
 mod common;
 
-use ringlab_model::iouring_zc::{self, tla, ModelCfg, State};
-use ringlab_model::Outcome;
+use ringlab_model::iouring_zc::{self, tla, State};
 
 #[test]
 fn iouring_model_matches_manifest() {
-    let models: Vec<_> = common::manifest_models_with_prefix("IoUringZcNotif", "MCIoUringZcNotif")
-        .expect("specs/manifest.json")
-        .into_iter()
-        .filter(|m| m.tier == "ci")
-        .collect();
+    let models = common::plain_bfs::matches_manifest::<State>("IoUringZcNotif", "MCIoUringZcNotif", "ci", true, tla::state_conjunction);
     assert!(models.len() >= 2, "{} io_uring zc models", models.len());
-    let mut bad = Vec::new();
-    for m in &models {
-        let path = common::specs_dir().join(format!("mc/MCIoUringZcNotif{}.cfg", m.cfg));
-        let cfg = ModelCfg::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
-        let r = iouring_zc::explore(&cfg).unwrap_or_else(|e| panic!("{}: {e}", m.name));
-        println!(
-            "{}: {}, {} distinct states, depth {} (manifest: {}, {:?}, {:?})",
-            m.name,
-            r.outcome.summary(),
-            r.distinct,
-            r.depth,
-            m.expected,
-            m.distinct_states,
-            m.depth
-        );
-        bad.extend(common::outcome_mismatch(m, &r.outcome.summary()));
-        let c = &cfg.config;
-        if let Outcome::Violation { invariant, trace } = &r.outcome {
-            // The trace replays, only its last state is bad, and every
-            // state prints.
-            let mut s = trace.init.clone();
-            assert_eq!(s, State::init(c), "{}", m.name);
-            for (a, t) in &trace.steps {
-                assert_eq!(s.violated(c, &cfg.invariants), None, "{}: {a}", m.name);
-                assert!(s.enabled(c).contains(a), "{}: {a} not enabled", m.name);
-                s = s
-                    .step(c, a)
-                    .unwrap_or_else(|| panic!("{}: {a} disabled", m.name));
-                assert_eq!(&s, t);
-                assert!(s.type_ok(c), "{}: {a}", m.name);
-                println!("  {a}");
-            }
-            assert_eq!(
-                s.violated(c, &cfg.invariants),
-                Some(*invariant),
-                "{}",
-                m.name
-            );
-            println!("{}", tla::state_conjunction(c, &s));
-        }
-        bad.extend(common::count_mismatches(m, r.distinct, r.depth));
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 /// enabled() and step() agree: every enabled action steps, the candidates

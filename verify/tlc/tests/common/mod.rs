@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 pub use ringlab_tlc::specs_dir;
 pub mod dump;
+pub mod plain_bfs;
 pub mod sim_trace;
 pub mod vs_tlc;
 
