@@ -85,6 +85,15 @@ impl State {
         count(|c| c.slab_free += 1);
     }
 
+    /// A frame built on head `s` by CPU c and handed to the stack: one
+    /// user, held once, allocated on c (the spec's Fresh and Built).
+    pub(super) fn deliver(&mut self, s: Skb, c: Cpu) {
+        self.users[si(s)] = 1;
+        self.owner[si(s)] = c;
+        self.held[si(s)] = 1;
+        self.rcvd += 1;
+    }
+
     /// Refill(h, k, fail): kmem_cache_alloc_bulk() of k heads into the
     /// cache, all or nothing.
     pub(super) fn refill(&mut self, c: Cpu, k: i64, fail: bool) {

@@ -50,10 +50,7 @@ impl State {
         if s == 0 {
             t.dropped += 1;
         } else {
-            t.users[si(s)] = 1;
-            t.owner[si(s)] = c;
-            t.held[si(s)] = 1;
-            t.rcvd += 1;
+            t.deliver(s, c);
         }
         t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
         Some(t)

@@ -2,7 +2,7 @@
 
 use super::action::XdpVerdict;
 use super::config::{Config, Mutant, Path};
-use super::state::{ci, si, Access, Cpu, Ctx, State, Touch};
+use super::state::{ci, Access, Cpu, Ctx, State, Touch};
 
 impl State {
     /// TunSendmsg(c) with the slab call's `fail`: tun_sendmsg(TUN_MSG_PTR)
@@ -57,10 +57,7 @@ impl State {
                     return None;
                 }
                 let s = t.heads[ci(c)].remove(0);
-                t.users[si(s)] = 1;
-                t.owner[si(s)] = c;
-                t.held[si(s)] = 1;
-                t.rcvd += 1;
+                t.deliver(s, c);
             }
             XdpVerdict::PassCache { fail } => {
                 if cfg.path == Path::Slab || !t.heads[ci(c)].is_empty() || (fail && !cfg.slab_fail) {
@@ -70,10 +67,7 @@ impl State {
                 if s == 0 {
                     t.dropped += 1;
                 } else {
-                    t.users[si(s)] = 1;
-                    t.owner[si(s)] = c;
-                    t.held[si(s)] = 1;
-                    t.rcvd += 1;
+                    t.deliver(s, c);
                 }
                 t.touch[ci(c)] = Touch { cpu: c, ctx: Access::Bh };
             }
@@ -85,10 +79,7 @@ impl State {
                     Some(s) if !fail => {
                         super::cost::count(|n| n.slab_alloc += 1);
                         t.slab.remove(&s);
-                        t.users[si(s)] = 1;
-                        t.owner[si(s)] = c;
-                        t.held[si(s)] = 1;
-                        t.rcvd += 1;
+                        t.deliver(s, c);
                     }
                     _ => t.dropped += 1,
                 }
