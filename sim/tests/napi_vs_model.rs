@@ -87,8 +87,11 @@ impl ReferenceStateMachine for RefMachine {
     fn transitions(r: &Ref) -> BoxedStrategy<Action> {
         let enabled = r.state.enabled(&r.spec);
         let refused: Vec<Action> = candidates(&r.spec).into_iter().filter(|a| !enabled.contains(a)).collect();
-        // Frames and frees more than polls, so that defer lists fill.
+        // Frames and frees more than polls, so that defer lists fill;
+        // frag lists and copies more still, so that lists of two are
+        // shared by a copy before they are freed.
         let weight = |n: &str| match n {
+            "SkbGroReceiveList" | "PskbCopy" => 8,
             "SkbAttemptDeferFree" | "NapiBuildSkb" => 3,
             "TunXdpOne" | "TunSendmsgEnd" => 2,
             _ => 1,
@@ -230,6 +233,11 @@ fn generated_runs_reach_the_interesting_steps() {
                 Action::PskbCopy { .. } => see("copy"),
                 _ => {}
             }
+            // A member of a frag list that another copy shares, with a
+            // successor, dropping a reference (what unlinking it loses).
+            if (0..s.users.len()).any(|k| s.users[k] > 1 && s.next[k] != 0 && t.users[k] < s.users[k]) {
+                see("shared frag list member released");
+            }
             if t.kick.iter().zip(&s.kick).any(|(a, b)| *a && !*b) {
                 see("IPI");
             }
@@ -262,6 +270,7 @@ fn generated_runs_reach_the_interesting_steps() {
         "refill",
         "XDP drop",
         "frag list freed",
+        "shared frag list member released",
         "copy",
     ] {
         assert!(seen.get(want).is_some_and(|&n| n >= 4), "{want}: {seen:?}");

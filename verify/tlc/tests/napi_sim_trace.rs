@@ -28,7 +28,7 @@ sim_trace_tests!(napi_cache, napi_cache, NapiSkbCache, NapiCacheConfig, napi_cac
 
 /// The runs: napi-cache's shape (two CPUs, four heads, Path flush, the
 /// slab failing) with six frames, its bulk and slab paths, and one CPU
-/// with frag lists and copies.
+/// with frag lists and copies, twice.
 fn sim_runs(seed: u64) -> Vec<Run> {
     let small = Config { nframes: 6, ..Config::small() };
     let clone = Config { ncpu: 1, clone: true, ..small.clone() };
@@ -37,7 +37,8 @@ fn sim_runs(seed: u64) -> Vec<Run> {
         run("napi-cache", small.clone(), 0),
         run("napi-cache-bulk", small.clone().with_path(Path::Bulk), 1),
         run("napi-cache-slab", small.with_path(Path::Slab), 2),
-        run("napi-cache-clone", clone, 3),
+        run("napi-cache-clone", clone.clone(), 3),
+        run("napi-cache-clone, eight frames", Config { nframes: 8, ..clone }, 5),
     ]
 }
 
