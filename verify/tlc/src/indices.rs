@@ -86,6 +86,10 @@ const XSK_RX: Layout = Layout {
 /// IoUringZcNotif: its rings are sequences in the spec; the counters.
 const IOURING: Layout = Layout { rings: &[], counters: &["todo", "reaped"], only_if_moving: &[] };
 
+/// NapiSkbCache: its caches and lists are sequences; each defer list's
+/// count and each skb's users, and the frames left, received and dropped.
+const NAPI_CACHE: Layout = Layout { rings: &[], counters: &["dcount", "users", "left", "rcvd", "dropped"], only_if_moving: &[] };
+
 fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
     Some(match protocol(vars)? {
         Protocol::CopyTx => &COPY_TX,
@@ -93,6 +97,7 @@ fn layout(vars: &Map<String, Json>) -> Option<&'static Layout> {
         Protocol::Devmem => &DEVMEM,
         Protocol::XskRx => &XSK_RX,
         Protocol::IoUring => &IOURING,
+        Protocol::NapiCache => &NAPI_CACHE,
     })
 }
 

@@ -1,5 +1,6 @@
 //! Where every frame, buffer or token is in a state of a protocol without a
-//! single ring (copy-TX, shared umem, devmem): one lane per place it can
+//! single ring (copy-TX, shared umem, devmem, io_uring, the NAPI skb
+//! cache): one lane per place it can
 //! be (the application, a socket's tx ring, an skb in flight, the
 //! completion ring...), drawn one row each. Between two states the items
 //! that moved say, in words, what the step did; a frame that vanishes or
@@ -26,6 +27,7 @@ pub enum Protocol {
     Devmem,
     XskRx,
     IoUring,
+    NapiCache,
 }
 
 /// Which protocol a state is of, or None (a ring trace, drawn as a ring).
@@ -41,6 +43,8 @@ pub fn protocol(vars: &serde_json::Map<String, Json>) -> Option<Protocol> {
         Some(Protocol::XskRx)
     } else if has(&["sq", "compl", "tw", "cq", "ovf", "nd", "skb"]) {
         Some(Protocol::IoUring)
+    } else if has(&["slab", "cache", "defer", "dcount", "heads", "users", "held", "frag", "next"]) {
+        Some(Protocol::NapiCache)
     } else {
         None
     }
@@ -56,6 +60,7 @@ pub fn lanes(vars: &serde_json::Map<String, Json>) -> Option<Vec<Lane>> {
         Protocol::Devmem => devmem(&v),
         Protocol::XskRx => xsk_rx(&v),
         Protocol::IoUring => iouring(&v),
+        Protocol::NapiCache => napi_cache(&v),
     })
 }
 
@@ -173,6 +178,43 @@ fn iouring(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
         lane("overflow list", seq("ovf")),
         lane("skbs", seq("skb")),
     ]
+}
+
+/// NapiSkbCache: each skb head in the slab, in a CPU's NAPI cache, in
+/// tun's batch, held by the stack (with its users when more than one), on
+/// a defer list, or on another skb's frag list (drawn 3(on 1)).
+fn napi_cache(v: &dyn Fn(&str) -> Option<Value>) -> Vec<Lane> {
+    let ints = |n: &str| -> Vec<i64> {
+        match v(n) {
+            Some(Value::Seq(xs)) => xs.iter().map(|x| x.as_int().unwrap_or(0)).collect(),
+            Some(Value::Func(f)) => f.values().map(|x| x.as_int().unwrap_or(0)).collect(),
+            _ => vec![],
+        }
+    };
+    let (users, held, frag, next) = (ints("users"), ints("held"), ints("frag"), ints("next"));
+    let mut out = vec![lane("slab", v("slab").map(|x| frames(&x)).unwrap_or_default())];
+    out.extend(per_socket("NAPI cache, CPU", v("cache")));
+    out.extend(per_socket("tun batch, CPU", v("heads")));
+    out.extend(per_socket("defer list, CPU", v("defer")));
+    let in_use = (0..held.len())
+        .filter(|&k| held[k] > 0)
+        .map(|k| match users.get(k) {
+            Some(&u) if u > 1 => format!("{}×{u}", k + 1),
+            _ => (k + 1).to_string(),
+        })
+        .collect();
+    out.push(lane("held by the stack", in_use));
+    let mut lists = Vec::new();
+    for (p, &f) in frag.iter().enumerate() {
+        let (mut x, mut seen) = (f, BTreeSet::new());
+        // a cycle (an skb on its own list) is drawn once round
+        while x > 0 && seen.insert(x) {
+            lists.push(format!("{x}(on {})", p + 1));
+            x = next.get(x as usize - 1).copied().unwrap_or(0);
+        }
+    }
+    out.push(lane("frag lists", lists));
+    out
 }
 
 fn lane(name: &str, items: Vec<String>) -> Lane {
@@ -415,6 +457,38 @@ mod tests {
         let one = "(s1 :> <<[addr |-> f1, ok |-> TRUE, contd |-> FALSE]>>)";
         assert_eq!(moves(&both("{f1}", one), &both("{}", one)), vec!["f1: left application (still in tx ring s1)".to_string()]);
         assert_eq!(moves(&both("{}", one), &both("{f1}", one)), vec!["f1: now also in application (still in tx ring s1)".to_string()]);
+    }
+
+    #[test]
+    fn a_napi_cache_state_puts_each_head_in_its_place() {
+        let st = |slab: &str, cache: &str, held: &str, users: &str, frag: &str, next: &str| {
+            let t = |x: &str| Json::String(x.into());
+            vars(&[
+                ("slab", t(slab)),
+                ("cache", t(cache)),
+                ("defer", t("<<<<>>, <<4>>>>")),
+                ("dcount", t("<<0, 1>>")),
+                ("heads", t("<<<<>>, <<>>>>")),
+                ("users", t(users)),
+                ("held", t(held)),
+                ("frag", t(frag)),
+                ("next", t(next)),
+            ])
+        };
+        // 1 held twice with 2 then 3 on its frag list, 4 deferred to CPU 2
+        let a = lanes(&st("{5}", "<<<<6>>, <<>>>>", "<<2, 0, 0, 0, 0, 0>>", "<<2, 1, 1, 1, 0, 0>>", "<<2, 0, 0, 0, 0, 0>>", "<<0, 3, 0, 0, 0, 0>>")).unwrap();
+        let find = |l: &[Lane], n: &str| l.iter().find(|x| x.name == n).unwrap().items.clone();
+        assert_eq!(find(&a, "slab"), vec!["5"]);
+        assert_eq!(find(&a, "NAPI cache, CPU 1"), vec!["6"]);
+        assert_eq!(find(&a, "defer list, CPU 2"), vec!["4"]);
+        assert_eq!(find(&a, "held by the stack"), vec!["1×2"]);
+        assert_eq!(find(&a, "frag lists"), vec!["2(on 1)", "3(on 1)"]);
+        // an skb on its own frag list is drawn once
+        let own = lanes(&st("{}", "<<<<>>, <<>>>>", "<<0, 0, 0, 0, 0, 0>>", "<<1, 0, 0, 0, 0, 0>>", "<<1, 0, 0, 0, 0, 0>>", "<<1, 0, 0, 0, 0, 0>>")).unwrap();
+        assert_eq!(find(&own, "frag lists"), vec!["1(on 1)"]);
+        // the last holder gone: 1 to the cache, its list back to the slab
+        let b = lanes(&st("{2, 3, 5}", "<<<<6, 1>>, <<>>>>", "<<0, 0, 0, 0, 0, 0>>", "<<0, 0, 0, 1, 0, 0>>", "<<0, 0, 0, 0, 0, 0>>", "<<0, 0, 0, 0, 0, 0>>")).unwrap();
+        assert_eq!(moves(&a, &b), vec!["1: held by the stack → NAPI cache, CPU 1", "2: frag lists → slab", "3: frag lists → slab"]);
     }
 
     #[test]
