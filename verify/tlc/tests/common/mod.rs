@@ -39,10 +39,12 @@ pub fn accepted_log(states: usize) -> Verdict {
 
 /// The runs `verdicts` (one a run) reject, each as "run: step k (the
 /// action taken there) is not a step of `spec`: why"; an accepted run
-/// must be accepted with every line of its log.
-pub fn not_behaviours<'a>(runs: impl IntoIterator<Item = Logged<'a>>, verdicts: Vec<Verdict>, spec: &str) -> Vec<String> {
+/// must be accepted with every line of its log. A run with no verdict
+/// (None: not checked, see [`until_rejected`]) is skipped.
+pub fn not_behaviours<'a, V: Into<Option<Verdict>>>(runs: impl IntoIterator<Item = Logged<'a>>, verdicts: Vec<V>, spec: &str) -> Vec<String> {
     let mut rejected = Vec::new();
     for (r, v) in runs.into_iter().zip(verdicts) {
+        let Some(v) = v.into() else { continue };
         match v {
             Verdict::Rejected { step, reason, .. } => {
                 let taken = step.checked_sub(1).and_then(|k| r.steps.get(k)).map_or("none", String::as_str);
@@ -76,6 +78,25 @@ pub fn in_pairs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Ve
             })
             .collect();
         halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// [`in_pairs`] of TLC verdicts, but with a mutant built in no run starts
+/// once one is rejected (a kill needs one; `ringlab mutants` runs this
+/// test once a mutant): those runs get None. Without a mutant every run
+/// is checked, so that a failure lists every run it breaks.
+pub fn until_rejected<I: Sync>(items: &[I], f: impl Fn(&I) -> Verdict + Sync) -> Vec<Option<Verdict>> {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    let (early, stop) = (ringlab_mutant::active().is_some(), AtomicBool::new(false));
+    in_pairs(items, |i| {
+        if stop.load(Relaxed) {
+            return None;
+        }
+        let v = f(i);
+        if early && matches!(v, Verdict::Rejected { .. }) {
+            stop.store(true, Relaxed);
+        }
+        Some(v)
     })
 }
 

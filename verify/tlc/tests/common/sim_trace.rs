@@ -107,7 +107,7 @@ macro_rules! sim_trace_tests {
                 eprintln!("{} ({}): {}", r.name, $seed_var, r.steps.join(" "));
             }
             // The correct spec, whatever the build carries.
-            let verdicts = common::in_pairs(&runs, |r| {
+            let verdicts = common::until_rejected(&runs, |r| {
                 let spec = r.spec.clone().with_mutant(Mutant::None);
                 validated(&r.name, &spec, &r.states)
             });
