@@ -21,6 +21,11 @@
 (*                                                                         *)
 (* A frag may be read in Parts pieces (a short recvmsg); each piece is a   *)
 (* token and a reference of its own.                                       *)
+(*                                                                         *)
+(* Lifetime = TRUE adds the binding's own life (its refcount, the device   *)
+(* it is bound on, the holders of its references) and the system-wide      *)
+(* mode; see "The binding's lifetime" below. With Lifetime = FALSE those   *)
+(* variables keep their initial values and the actions are those above.    *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC
 
@@ -32,14 +37,18 @@ CONSTANTS
     Modes,        \* the modes a bind may ask for: a subset of {"xarray", "array"}
     MaxCount,     \* token_count the application may pass in one dmabuf_token
     DontneedLimit,\* MAX_DONTNEED_FRAGS: tokens one SO_DEVMEM_DONTNEED examines
+    Lifetime,     \* BOOLEAN: model the binding's refcount and its device
     Mutant        \* "none" or a mutant id of specs/manifest.json
 
 ASSUME SocksPer \in Nat \ {0} /\ NiovsPer \in Nat \ {0} /\ Parts \in Nat \ {0}
 ASSUME Modes \subseteq {"xarray", "array"} /\ Modes # {}
 ASSUME MaxCount \in Nat \ {0} /\ DontneedLimit \in Nat \ {0}
+ASSUME Lifetime \in BOOLEAN
 ASSUME Mutant \in {"none", "dm-dontneed-loop", "dm-cmsg-trunc", "zcrx-uref-race",
                    "dm-recv-no-ref", "dm-close-no-release",
-                   "dm-unbind-no-cleanup", "dm-mode-mix"}
+                   "dm-unbind-no-cleanup", "dm-mode-mix",
+                   "dm-nl-close-uaf", "dm-nl-close-dev-gone",
+                   "dm-sock-no-binding-ref", "dm-mode-reset-early"}
 
 \* A socket and a net_iov are named by their binding and an index, so a
 \* socket receives only its binding's net_iovs (the queues are steered).
@@ -63,10 +72,25 @@ VARIABLES
     user,     \* user[s][t]: tokens t the application holds from s (history)
     stolen,   \* releases through one socket of a token another received
     work,     \* tokens the last SO_DEVMEM_DONTNEED examined
-    pend      \* pend[s]: zcrx-uref-race: a release that saw uref > 0 and
+    pend,     \* pend[s]: zcrx-uref-race: a release that saw uref > 0 and
               \* has not yet decremented it
+    \* Lifetime only (constant otherwise):
+    dev,      \* dev[b]: the binding's netdev, "up" or "gone" (unregistered)
+    mp,       \* mp[b]: its RX queue's memory provider: "off"; "on"
+              \* (installed, the page pool holds a binding reference);
+              \* "drain" (uninstalled, the pool waits for its net_iovs)
+    bref,     \* bref[b]: the binding's refcount
+    sref,     \* sref[s]: array mode: s received from its binding and holds
+              \* a reference on it (sk_devmem_info.binding) until close
+    freed,    \* freed[b]: __net_devmem_dmabuf_binding_free has run
+    smode,    \* the system-wide mode: "none" or that of every binding
+    tbind,    \* tbind[b]: the last step used b after the references it
+              \* dropped
+    tdev      \* tdev[b]: the last step used b's netdev
 
-vars == <<bst, mode, pool, ppref, uref, rxq, xa, open, user, stolen, work, pend>>
+life == <<dev, mp, bref, sref, freed, smode, tbind, tdev>>
+vars == <<bst, mode, pool, ppref, uref, rxq, xa, open, user, stolen, work, pend,
+          dev, mp, bref, sref, freed, smode, tbind, tdev>>
 
 Bind(n) == n[1]
 SocksOf(b) == {s \in Socks : s[1] = b}
@@ -105,6 +129,14 @@ TypeOK ==
     /\ user \in [Socks -> [Toks -> Nat]]
     /\ work \in Nat
     /\ pend \in [Socks -> Toks \cup {NoTok}]
+    /\ dev \in [Bindings -> {"up", "gone"}]
+    /\ mp \in [Bindings -> {"off", "on", "drain"}]
+    /\ bref \in [Bindings -> Int]
+    /\ sref \in [Socks -> BOOLEAN]
+    /\ freed \in [Bindings -> BOOLEAN]
+    /\ smode \in {"none", "xarray", "array"}
+    /\ tbind \in [Bindings -> BOOLEAN]
+    /\ tdev \in [Bindings -> BOOLEAN]
 
 Init ==
     /\ bst = [b \in Bindings |-> "idle"]
@@ -119,6 +151,19 @@ Init ==
     /\ stolen = {}
     /\ work = 0
     /\ pend = [s \in Socks |-> NoTok]
+    /\ dev = [b \in Bindings |-> "up"]
+    /\ mp = [b \in Bindings |-> "off"]
+    /\ bref = [b \in Bindings |-> 0]
+    /\ sref = [s \in Socks |-> FALSE]
+    /\ freed = [b \in Bindings |-> FALSE]
+    /\ smode = "none"
+    /\ tbind = [b \in Bindings |-> FALSE]
+    /\ tdev = [b \in Bindings |-> FALSE]
+
+\* A step that uses no binding and no device after its last put.
+NoTouch ==
+    /\ tbind' = [b \in Bindings |-> FALSE]
+    /\ tdev' = [b \in Bindings |-> FALSE]
 
 \* Drop dec[n] references from every net_iov; one that reaches zero goes
 \* back to the pool (napi_pp_put_page -> page_pool_put_netmem).
@@ -128,6 +173,46 @@ Put(dec) ==
                   IF dec[n] > 0 /\ ppref[n] - dec[n] = 0 THEN pool[n] + 1
                   ELSE pool[n]]
 
+\* Lifetime: a binding that exists (bound, or unbound and not yet freed).
+Alive(b) == bst[b] # "idle" /\ ~freed[b]
+
+\* Lifetime: the users of b (binding->users): its RX queue while the memory
+\* provider is installed, and the sockets that received from it.
+Users(b) == (IF mp[b] = "on" THEN 1 ELSE 0)
+            + Cardinality({s \in SocksOf(b) : sref[s]})
+
+\* Lifetime: the holders of b's references: the netlink socket that bound
+\* it, its queue's page pool, the sockets that received from it.
+Holders(b) == (IF bst[b] = "bound" THEN 1 ELSE 0)
+              + (IF mp[b] # "off" THEN 1 ELSE 0)
+              + Cardinality({s \in SocksOf(b) : sref[s]})
+
+\* net_devmem_dmabuf_binding_put, k times: the last frees the binding.
+Freeing(b, k) == k > 0 /\ bref[b] - k = 0
+Release(b, k) ==
+    /\ bref' = [bref EXCEPT ![b] = @ - k]
+    /\ freed' = [freed EXCEPT ![b] = @ \/ Freeing(b, k)]
+
+\* The system-wide mode after k puts on b: reset when b is freed and no
+\* other binding exists (mutant dm-mode-reset-early: not here, at unbind).
+ModeAfter(b, k) ==
+    IF /\ Mutant # "dm-mode-reset-early"
+       /\ Freeing(b, k)
+       /\ \A c \in Bindings \ {b} : ~Alive(c)
+    THEN "none" ELSE smode
+
+\* Array mode, Lifetime: the last user of b goes; the references of tokens
+\* never returned are dropped (each uref exchanged with zero; mutant
+\* dm-unbind-no-cleanup: not), and the application's tokens are void.
+Cleans(b, last) == last /\ mode[b] = "array" /\ Mutant # "dm-unbind-no-cleanup"
+CleanDec(b, clean) == [n \in Niovs |-> IF clean /\ Bind(n) = b THEN uref[n] ELSE 0]
+CleanUref(b, clean) ==
+    uref' = IF clean THEN [n \in Niovs |-> IF Bind(n) = b THEN 0 ELSE uref[n]]
+            ELSE uref
+CleanUser(b, clean) ==
+    IF clean THEN [o \in Socks |-> IF o[1] = b THEN [t \in Toks |-> 0] ELSE user[o]]
+    ELSE user
+
 (***************************************************************************)
 (* NETDEV_CMD_BIND_RX (net_devmem_bind_dmabuf): the binding's net_iovs     *)
 (* enter its page pool. The single-mode rule: no binding of the other mode *)
@@ -136,12 +221,24 @@ Put(dec) ==
 BindRx(b, m) ==
     /\ bst[b] = "idle"
     /\ m \in Modes
-    /\ \/ \A c \in Bindings : bst[c] = "bound" => mode[c] = m
-       \/ Mutant = "dm-mode-mix"
+    /\ IF Lifetime
+       THEN smode \in {"none", m}
+       ELSE \/ \A c \in Bindings : bst[c] = "bound" => mode[c] = m
+            \/ Mutant = "dm-mode-mix"
     /\ bst' = [bst EXCEPT ![b] = "bound"]
     /\ mode' = [mode EXCEPT ![b] = m]
     /\ pool' = [n \in Niovs |-> IF Bind(n) = b THEN 1 ELSE pool[n]]
     /\ UNCHANGED <<ppref, uref, rxq, xa, open, user, stolen, work, pend>>
+    \* Lifetime: the netlink socket's reference and the page pool's
+    \* (mp_dmabuf_devmem_init on the queue); the mode is set system-wide.
+    /\ IF Lifetime
+       THEN /\ mp' = [mp EXCEPT ![b] = "on"]
+            /\ bref' = [bref EXCEPT ![b] = 2]
+            /\ smode' = m
+            /\ tbind' = [c \in Bindings |-> c = b]
+            /\ tdev' = [c \in Bindings |-> c = b]
+            /\ UNCHANGED <<dev, sref, freed>>
+       ELSE UNCHANGED life
 
 (***************************************************************************)
 (* The NIC takes n from the page pool (pp_ref_count set to 1, the skb's    *)
@@ -152,10 +249,13 @@ RxFrag(s, n) ==
     /\ Bind(n) = s[1]
     /\ open[s]
     /\ pool[n] > 0
+    /\ Lifetime => mp[Bind(n)] = "on"
     /\ pool' = [pool EXCEPT ![n] = @ - 1]
     /\ ppref' = [ppref EXCEPT ![n] = 1]
     /\ rxq' = [rxq EXCEPT ![s] = Append(@, [niov |-> n, left |-> Parts])]
     /\ UNCHANGED <<bst, mode, uref, xa, open, user, stolen, work, pend>>
+    /\ IF Lifetime THEN NoTouch /\ UNCHANGED <<dev, mp, bref, sref, freed, smode>>
+       ELSE UNCHANGED life
 
 (***************************************************************************)
 (* tcp_recvmsg_dmabuf: one piece of the head skb's frag. The kernel takes  *)
@@ -189,6 +289,19 @@ RecvMsg(s) ==
                   THEN [pool EXCEPT ![n] = @ + 1] ELSE pool
        /\ rxq' = [rxq EXCEPT ![s] = IF last THEN Tail(@)
                                      ELSE <<[h EXCEPT !.left = @ - 1]>> \o Tail(@)]
+       \* Lifetime: the cmsg names the binding (xarray) or the token is
+       \* its net_iov index (array): the binding is used. Array mode: the
+       \* first receive makes s a user holding a reference (mutant
+       \* dm-sock-no-binding-ref: without net_devmem_dmabuf_binding_get).
+       /\ IF Lifetime
+          THEN LET first == mode[b] = "array" /\ ~sref[s]
+               IN /\ sref' = IF first THEN [sref EXCEPT ![s] = TRUE] ELSE sref
+                  /\ bref' = IF first /\ Mutant # "dm-sock-no-binding-ref"
+                             THEN [bref EXCEPT ![b] = @ + 1] ELSE bref
+                  /\ tbind' = [c \in Bindings |-> c = b]
+                  /\ tdev' = [c \in Bindings |-> FALSE]
+                  /\ UNCHANGED <<dev, mp, freed, smode>>
+          ELSE UNCHANGED life
     /\ UNCHANGED <<bst, mode, open, stolen, work, pend>>
 
 (***************************************************************************)
@@ -243,10 +356,18 @@ DontneedArray(s, R) ==
 Dontneed(s, t, c) ==
     /\ open[s]
     /\ ~(Mutant = "zcrx-uref-race" /\ mode[s[1]] = "array")
+    \* Lifetime, array mode: the tokens are the indices of the binding s
+    \* received from (sk_devmem_info.binding); none yet, -EINVAL.
+    /\ Lifetime /\ mode[s[1]] = "array" => sref[s]
     /\ LET R == Examined(t, c) IN
        /\ work' = Cardinality(R)
        /\ IF mode[s[1]] = "xarray" THEN DontneedXarray(s, R) ELSE DontneedArray(s, R)
     /\ UNCHANGED <<bst, mode, rxq, open, pend>>
+    /\ IF Lifetime
+       THEN /\ tbind' = [c2 \in Bindings |-> c2 = s[1] /\ mode[s[1]] = "array"]
+            /\ tdev' = [c2 \in Bindings |-> FALSE]
+            /\ UNCHANGED <<dev, mp, bref, sref, freed, smode>>
+       ELSE UNCHANGED life
 
 (***************************************************************************)
 (* Mutant zcrx-uref-race (the pattern of io_uring/zcrx's scrub/refill      *)
@@ -255,6 +376,7 @@ Dontneed(s, t, c) ==
 (***************************************************************************)
 DontneedRead(s, t) ==
     /\ Mutant = "zcrx-uref-race"
+    /\ ~Lifetime
     /\ mode[s[1]] = "array"
     /\ open[s]
     /\ pend[s] = NoTok
@@ -263,6 +385,7 @@ DontneedRead(s, t) ==
     /\ pend' = [pend EXCEPT ![s] = t]
     /\ work' = 1
     /\ UNCHANGED <<bst, mode, pool, ppref, uref, rxq, xa, open, user, stolen>>
+    /\ UNCHANGED life
 
 DontneedPut(s) ==
     /\ pend[s] # NoTok
@@ -274,6 +397,7 @@ DontneedPut(s) ==
        /\ Put(dec)
     /\ pend' = [pend EXCEPT ![s] = NoTok]
     /\ UNCHANGED <<bst, mode, rxq, xa, open, work>>
+    /\ UNCHANGED life
 
 (***************************************************************************)
 (* close(): tcp_v4_destroy_sock. Queued skbs are purged. xarray mode:      *)
@@ -284,19 +408,33 @@ DontneedPut(s) ==
 Close(s) ==
     /\ open[s]
     /\ pend[s] = NoTok
-    /\ LET xarr == mode[s[1]] = "xarray" /\ Mutant # "dm-close-no-release"
+    /\ LET b == s[1]
+           xarr == mode[b] = "xarray" /\ Mutant # "dm-close-no-release"
+           \* Lifetime: s puts its binding reference; the last user cleans.
+           had == Lifetime /\ sref[s]
+           clean == Cleans(b, had /\ Users(b) = 1)
            dec == [n \in Niovs |->
                      Cardinality({k \in 1 .. Len(rxq[s]) : rxq[s][k].niov = n})
                      + (IF xarr THEN Cardinality({id \in Toks : xa[s][id] = n})
-                        ELSE 0)]
+                        ELSE 0)
+                     + CleanDec(b, clean)[n]]
        IN
        /\ Put(dec)
        /\ xa' = IF xarr THEN [xa EXCEPT ![s] = [id \in Toks |-> NoNiov]] ELSE xa
-       /\ user' = IF mode[s[1]] = "xarray"
-                  THEN [user EXCEPT ![s] = [t \in Toks |-> 0]] ELSE user
+       /\ user' = IF mode[b] = "xarray"
+                  THEN [user EXCEPT ![s] = [t \in Toks |-> 0]]
+                  ELSE CleanUser(b, clean)
+       /\ CleanUref(b, clean)
+       /\ IF Lifetime
+          THEN /\ sref' = [sref EXCEPT ![s] = FALSE]
+               /\ Release(b, IF had THEN 1 ELSE 0)
+               /\ smode' = ModeAfter(b, IF had THEN 1 ELSE 0)
+               /\ NoTouch
+               /\ UNCHANGED <<dev, mp>>
+          ELSE UNCHANGED life
     /\ open' = [open EXCEPT ![s] = FALSE]
     /\ rxq' = [rxq EXCEPT ![s] = <<>>]
-    /\ UNCHANGED <<bst, mode, uref, stolen, work, pend>>
+    /\ UNCHANGED <<bst, mode, stolen, work, pend>>
 
 (***************************************************************************)
 (* net_devmem_unbind_dmabuf (the netlink socket that bound it closes). In  *)
@@ -305,6 +443,7 @@ Close(s) ==
 (* not), and the application's tokens are void.                            *)
 (***************************************************************************)
 Unbind(b) ==
+    /\ ~Lifetime
     /\ bst[b] = "bound"
     /\ bst' = [bst EXCEPT ![b] = "dead"]
     /\ LET clean == mode[b] = "array" /\ Mutant # "dm-unbind-no-cleanup"
@@ -317,6 +456,80 @@ Unbind(b) ==
                                         ELSE user[s]]
                   ELSE user
     /\ UNCHANGED <<mode, rxq, xa, open, stolen, work, pend>>
+    /\ UNCHANGED life
+
+(***************************************************************************)
+(* The binding's lifetime (Lifetime = TRUE).                               *)
+(*                                                                         *)
+(* NlSockClose: the netlink socket that bound b closes,                    *)
+(* netdev_nl_sock_priv_destroy -> net_devmem_unbind_dmabuf. With the       *)
+(* device present it takes the device's lock, uninstalls the memory        *)
+(* provider from the queue (its page pool drains), puts the netlink        *)
+(* socket's reference and unlocks the device. With the device gone the     *)
+(* queue is already uninstalled and the device is not touched (mutant      *)
+(* dm-nl-close-dev-gone, the bug 0afc44d8cdf6 fixed: it is). The unlock    *)
+(* reads the device through a pointer saved before the put (mutant         *)
+(* dm-nl-close-uaf, the bug 42f342387841 fixed: through binding->dev, a    *)
+(* use after free when that put was the last).                             *)
+(***************************************************************************)
+NlSockClose(b) ==
+    /\ Lifetime
+    /\ bst[b] = "bound"
+    /\ bst' = [bst EXCEPT ![b] = "dead"]
+    /\ LET inst == mp[b] = "on"
+           clean == Cleans(b, inst /\ Users(b) = 1)
+       IN
+       /\ Put(CleanDec(b, clean))
+       /\ CleanUref(b, clean)
+       /\ user' = CleanUser(b, clean)
+       /\ mp' = IF inst THEN [mp EXCEPT ![b] = "drain"] ELSE mp
+    /\ Release(b, 1)
+    /\ smode' = IF Mutant = "dm-mode-reset-early"
+                THEN IF \A c \in Bindings \ {b} : bst[c] # "bound" THEN "none" ELSE smode
+                ELSE ModeAfter(b, 1)
+    /\ tdev' = [c \in Bindings |->
+                  c = b /\ (dev[b] = "up" \/ Mutant = "dm-nl-close-dev-gone")]
+    /\ tbind' = [c \in Bindings |-> c = b /\ Mutant = "dm-nl-close-uaf"]
+    /\ UNCHANGED <<mode, rxq, xa, open, stolen, work, pend, dev, sref>>
+
+(***************************************************************************)
+(* NetdevUnregister: b's device goes (unregister_netdevice, or its module  *)
+(* unloads): the queue is closed (page_pool_destroy; the pool drains) and  *)
+(* the memory provider uninstalled (mp_dmabuf_devmem_uninstall). Nothing   *)
+(* may use the device after this step. The bound queue was a user.         *)
+(***************************************************************************)
+NetdevUnregister(b) ==
+    /\ Lifetime
+    /\ dev[b] = "up"
+    /\ Alive(b)
+    /\ dev' = [dev EXCEPT ![b] = "gone"]
+    /\ LET inst == mp[b] = "on"
+           clean == Cleans(b, inst /\ Users(b) = 1)
+       IN
+       /\ Put(CleanDec(b, clean))
+       /\ CleanUref(b, clean)
+       /\ user' = CleanUser(b, clean)
+       /\ mp' = IF inst THEN [mp EXCEPT ![b] = "drain"] ELSE mp
+    /\ NoTouch
+    /\ UNCHANGED <<bst, mode, rxq, xa, open, stolen, work, pend, bref, sref,
+                   freed, smode>>
+
+(***************************************************************************)
+(* MpDmabufDevmemDestroy: the uninstalled queue's page pool is released    *)
+(* once every net_iov of b is back in it (page_pool_release), and puts the *)
+(* reference mp_dmabuf_devmem_init took; the last put frees b              *)
+(* (__net_devmem_dmabuf_binding_free).                                     *)
+(***************************************************************************)
+MpDmabufDevmemDestroy(b) ==
+    /\ Lifetime
+    /\ mp[b] = "drain"
+    /\ \A n \in Niovs : Bind(n) = b => pool[n] > 0
+    /\ mp' = [mp EXCEPT ![b] = "off"]
+    /\ Release(b, 1)
+    /\ smode' = ModeAfter(b, 1)
+    /\ NoTouch
+    /\ UNCHANGED <<bst, mode, pool, ppref, uref, rxq, xa, open, user, stolen,
+                   work, pend, dev, sref>>
 
 \* Every socket closed and every binding unbound: nothing is left to do.
 Done ==
@@ -333,6 +546,9 @@ Next ==
     \/ \E s \in Socks : DontneedPut(s)
     \/ \E s \in Socks : Close(s)
     \/ \E b \in Bindings : Unbind(b)
+    \/ \E b \in Bindings : NlSockClose(b)
+    \/ \E b \in Bindings : NetdevUnregister(b)
+    \/ \E b \in Bindings : MpDmabufDevmemDestroy(b)
     \/ Done
 
 Spec == Init /\ [][Next]_vars
@@ -364,10 +580,13 @@ NoLeakAfterClose ==
         /\ rxq[s] = <<>>
         /\ \A id \in Toks : xa[s][id] = NoNiov
 
-\* Array mode: once unbound, no token holds a reference.
+\* Array mode: once unbound (Lifetime: and its last user gone), no token
+\* holds a reference.
 NoLeakAfterUnbind ==
-    \A n \in Niovs : bst[Bind(n)] = "dead" /\ mode[Bind(n)] = "array" =>
-        uref[n] = 0
+    \A n \in Niovs :
+        (/\ bst[Bind(n)] = "dead"
+         /\ mode[Bind(n)] = "array"
+         /\ Lifetime => Users(Bind(n)) = 0) => uref[n] = 0
 
 \* Bounded work per SO_DEVMEM_DONTNEED call.
 BudgetPerCall == work <= DontneedLimit
@@ -383,5 +602,21 @@ SingleMode ==
 \* Ownership: a socket releases only tokens it received. Holds in xarray
 \* mode; array mode gives it up (the kernel counts tokens per net_iov only).
 OwnTokensOnly == stolen = {}
+
+\* Lifetime: nothing uses a binding after its last reference is dropped.
+NoUseAfterFree == \A b \in Bindings : tbind[b] => ~freed[b]
+
+\* Lifetime: nothing uses a binding's device after it is unregistered.
+NoDevAfterGone == \A b \in Bindings : tdev[b] => dev[b] = "up"
+
+\* Lifetime: every reference taken is put once: the count is the number of
+\* holders, never below zero.
+RefsBalanced ==
+    Lifetime => \A b \in Bindings : bref[b] >= 0 /\ bref[b] = Holders(b)
+
+\* Lifetime: the system-wide mode is every existing binding's mode, and
+\* does not change while one exists.
+ModeStable ==
+    Lifetime => \A b \in Bindings : Alive(b) => mode[b] = smode
 
 =============================================================================

@@ -38,7 +38,9 @@ traceVars == <<vars, i, stuck, enabled>>
 \* variable added to DevmemTokens is added here and to the log's records).
 Observed == [bst |-> bst, mode |-> mode, pool |-> pool, ppref |-> ppref,
              uref |-> uref, rxq |-> rxq, xa |-> xa, open |-> open,
-             user |-> user, stolen |-> stolen, work |-> work, pend |-> pend]
+             user |-> user, stolen |-> stolen, work |-> work, pend |-> pend,
+             dev |-> dev, mp |-> mp, bref |-> bref, sref |-> sref,
+             freed |-> freed, smode |-> smode, tbind |-> tbind, tdev |-> tdev]
 
 -----------------------------------------------------------------------------
 (* The candidates: each action instance of Next enabled here, written as  *)
@@ -65,6 +67,12 @@ EnabledActions ==
             s \in {o \in Socks : ENABLED DontneedPut(o)}}
     \cup {Named("Close", <<s>>) : s \in {o \in Socks : ENABLED Close(o)}}
     \cup {Named("Unbind", <<b>>) : b \in {c \in Bindings : ENABLED Unbind(c)}}
+    \cup {Named("NlSockClose", <<b>>) :
+            b \in {c \in Bindings : ENABLED NlSockClose(c)}}
+    \cup {Named("NetdevUnregister", <<b>>) :
+            b \in {c \in Bindings : ENABLED NetdevUnregister(c)}}
+    \cup {Named("MpDmabufDevmemDestroy", <<b>>) :
+            b \in {c \in Bindings : ENABLED MpDmabufDevmemDestroy(c)}}
     \cup (IF ENABLED Done THEN {"Done"} ELSE {})
 
 -----------------------------------------------------------------------------

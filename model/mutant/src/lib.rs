@@ -41,6 +41,10 @@ pub const KNOWN: &[&str] = &[
     "mutant-dm-close-no-release",
     "mutant-dm-unbind-no-cleanup",
     "mutant-dm-mode-mix",
+    "mutant-dm-nl-close-uaf",
+    "mutant-dm-nl-close-dev-gone",
+    "mutant-dm-sock-no-binding-ref",
+    "mutant-dm-mode-reset-early",
     // AF_XDP receive (sim/src/protocols/xsk_rx).
     "mutant-xsk-gen-rx-race",
     "mutant-xdp-missing-flush",

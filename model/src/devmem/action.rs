@@ -29,6 +29,13 @@ pub enum Action {
     Close { s: Sock },
     /// Unbind(b): net_devmem_unbind_dmabuf.
     Unbind { b: Binding },
+    /// NlSockClose(b): netdev_nl_sock_priv_destroy (Lifetime).
+    NlSockClose { b: Binding },
+    /// NetdevUnregister(b): b's device goes (Lifetime).
+    NetdevUnregister { b: Binding },
+    /// MpDmabufDevmemDestroy(b): the drained page pool puts its binding
+    /// reference (Lifetime).
+    MpDmabufDevmemDestroy { b: Binding },
     /// Done: every socket closed and no binding bound (a stutter step).
     Done,
 }
@@ -45,6 +52,9 @@ impl Action {
             Action::DontneedPut { .. } => "DontneedPut",
             Action::Close { .. } => "Close",
             Action::Unbind { .. } => "Unbind",
+            Action::NlSockClose { .. } => "NlSockClose",
+            Action::NetdevUnregister { .. } => "NetdevUnregister",
+            Action::MpDmabufDevmemDestroy { .. } => "MpDmabufDevmemDestroy",
             Action::Done => "Done",
         }
     }
@@ -58,14 +68,23 @@ impl Action {
             | Action::DontneedRead { s, .. }
             | Action::DontneedPut { s }
             | Action::Close { s } => Some(s),
-            Action::BindRx { .. } | Action::Unbind { .. } | Action::Done => None,
+            Action::BindRx { .. }
+            | Action::Unbind { .. }
+            | Action::NlSockClose { .. }
+            | Action::NetdevUnregister { .. }
+            | Action::MpDmabufDevmemDestroy { .. }
+            | Action::Done => None,
         }
     }
 
     /// The binding the action concerns.
     pub fn binding(&self) -> Option<Binding> {
         match *self {
-            Action::BindRx { b, .. } | Action::Unbind { b } => Some(b),
+            Action::BindRx { b, .. }
+            | Action::Unbind { b }
+            | Action::NlSockClose { b }
+            | Action::NetdevUnregister { b }
+            | Action::MpDmabufDevmemDestroy { b } => Some(b),
             Action::Done => None,
             _ => self.socket().map(|s| s.b),
         }
@@ -86,7 +105,10 @@ impl fmt::Display for Action {
             Action::Dontneed { s, t, c } => write!(out, "{n}({}, {t}, {c})", sock(s)),
             Action::DontneedRead { s, t } => write!(out, "{n}({}, {t})", sock(s)),
             Action::DontneedPut { s } | Action::Close { s } => write!(out, "{n}({})", sock(s)),
-            Action::Unbind { b } => write!(out, "{n}({b})"),
+            Action::Unbind { b }
+            | Action::NlSockClose { b }
+            | Action::NetdevUnregister { b }
+            | Action::MpDmabufDevmemDestroy { b } => write!(out, "{n}({b})"),
             Action::Done => write!(out, "{n}"),
         }
     }

@@ -1,7 +1,7 @@
 //! The binding's life: BindRx and Unbind.
 
 use super::config::{Config, Mode, Mutant};
-use super::state::{Binding, Bst, State};
+use super::state::{Binding, Bst, Mp, State};
 
 impl State {
     /// BindRx(b, m): NETDEV_CMD_BIND_RX, net_devmem_bind_dmabuf(). The
@@ -11,17 +11,34 @@ impl State {
         if !cfg.has_binding(b) || self.bst_of(b) != Bst::Idle || !cfg.modes.contains(&m) {
             return None;
         }
-        let single = cfg
-            .binding_ids()
-            .all(|c| self.bst_of(c) != Bst::Bound || self.mode_of(c) == m);
-        if !single && cfg.mutant != Mutant::ModeMix {
-            return None;
+        if cfg.lifetime {
+            if self.life.smode.is_some_and(|x| x != m) {
+                return None;
+            }
+        } else {
+            let single = cfg
+                .binding_ids()
+                .all(|c| self.bst_of(c) != Bst::Bound || self.mode_of(c) == m);
+            if !single && cfg.mutant != Mutant::ModeMix {
+                return None;
+            }
         }
         let mut t = self.clone();
-        t.bst[usize::from(b)] = Bst::Bound;
-        t.mode[usize::from(b)] = m;
+        let bi = usize::from(b);
+        t.bst[bi] = Bst::Bound;
+        t.mode[bi] = m;
         for n in cfg.niovs_of(b) {
             t.pool[cfg.niov_index(n)] = 1;
+        }
+        if cfg.lifetime {
+            // The netlink socket's reference and the page pool's
+            // (mp_dmabuf_devmem_init); the mode is set system-wide.
+            t.life.mp[bi] = Mp::On;
+            t.life.bref[bi] = 2;
+            t.life.smode = Some(m);
+            t.no_touch();
+            t.life.tbind[bi] = true;
+            t.life.tdev[bi] = true;
         }
         Some(t)
     }
@@ -31,8 +48,9 @@ impl State {
     /// returned are dropped, each uref exchanged with zero, and the
     /// application's tokens are void (mutant dm-unbind-no-cleanup: none of
     /// this).
+    /// Lifetime = TRUE has NlSockClose instead.
     pub fn unbind(&self, cfg: &Config, b: Binding) -> Option<State> {
-        if !cfg.has_binding(b) || self.bst_of(b) != Bst::Bound {
+        if cfg.lifetime || !cfg.has_binding(b) || self.bst_of(b) != Bst::Bound {
             return None;
         }
         let mut t = self.clone();

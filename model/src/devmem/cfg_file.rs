@@ -10,7 +10,7 @@ use super::config::{Config, Mode, Mutant};
 /// What one MCDevmem_*.cfg file says.
 pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
     "Bindings",
     "SocksPer",
     "NiovsPer",
@@ -18,6 +18,7 @@ const NAMES: [&str; 8] = [
     "Modes",
     "MaxCount",
     "DontneedLimit",
+    "Lifetime",
     "Mutant",
 ];
 
@@ -55,6 +56,7 @@ fn config_of(file: &CfgFile<Rhs>) -> Result<Config, CfgError> {
         modes,
         max_count: positive("MaxCount", 1 << 16)? as u32,
         dontneed_limit: positive("DontneedLimit", 1 << 16)? as u32,
+        lifetime: file.boolean("Lifetime")?,
         mutant,
     };
     cfg.validate()
@@ -97,7 +99,7 @@ mod tests {
     fn errors_are_clear() {
         let text = std::fs::read_to_string(shipped("Xarray")).unwrap();
         let e = ModelCfg::parse(&text.replace("\"none\"", "\"dm-nope\"")).unwrap_err();
-        assert_eq!(e.line, 9);
+        assert_eq!(e.line, 10);
         assert!(
             e.msg.starts_with("unknown devmem mutant \"dm-nope\""),
             "{e}"

@@ -30,12 +30,20 @@ impl State {
             }
             t.xa[si].fill(None);
         }
+        // Lifetime: s puts its binding reference; the last user cleans.
+        let had = cfg.lifetime && self.life.sref[si];
+        t.clean(cfg, s.b, had && self.users(cfg, s.b) == 1, &mut dec);
         t.put(&dec);
         if xarray {
             t.user[si].fill(0);
         }
         t.open[si] = false;
         t.rxq[si].clear();
+        if cfg.lifetime {
+            t.life.sref[si] = false;
+            t.release(self, cfg, s.b, i64::from(had));
+            t.no_touch();
+        }
         Some(t)
     }
 

@@ -55,6 +55,29 @@ crate::mutant::spec_mutants! {
     UnbindNoCleanup => "dm-unbind-no-cleanup",
     /// Bindings of both modes at once.
     ModeMix => "dm-mode-mix",
+    /// Netlink close reads binding->dev after its put (42f342387841).
+    NlCloseUaf => "dm-nl-close-uaf",
+    /// Netlink close locks a device already gone (0afc44d8cdf6).
+    NlCloseDevGone => "dm-nl-close-dev-gone",
+    /// A socket becomes a user without a binding reference.
+    SockNoBindingRef => "dm-sock-no-binding-ref",
+    /// The system-wide mode resets at unbind, not at free.
+    ModeResetEarly => "dm-mode-reset-early",
+}
+
+impl Mutant {
+    /// The ringlab-mutant switch of a lifetime mutant: a mutants build
+    /// told to put it back makes the model itself wrong, whatever the
+    /// .cfg says (the chain check of devmem_bfs).
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Mutant::NlCloseUaf => Some("mutant-dm-nl-close-uaf"),
+            Mutant::NlCloseDevGone => Some("mutant-dm-nl-close-dev-gone"),
+            Mutant::SockNoBindingRef => Some("mutant-dm-sock-no-binding-ref"),
+            Mutant::ModeResetEarly => Some("mutant-dm-mode-reset-early"),
+            _ => None,
+        }
+    }
 }
 
 /// The spec's CONSTANTS. Bindings are model values, named here and
@@ -75,6 +98,8 @@ pub struct Config {
     pub max_count: u32,
     /// DontneedLimit: MAX_DONTNEED_FRAGS.
     pub dontneed_limit: u32,
+    /// Lifetime: the binding's refcount, device and system-wide mode.
+    pub lifetime: bool,
     pub mutant: Mutant,
 }
 
@@ -90,6 +115,7 @@ impl Config {
             modes: vec![Mode::Xarray],
             max_count: 3,
             dontneed_limit: 2,
+            lifetime: false,
             mutant: Mutant::None,
         }
     }
@@ -113,13 +139,29 @@ impl Config {
             modes: Mode::ALL.to_vec(),
             max_count: 3,
             dontneed_limit: 2,
+            lifetime: false,
             mutant: Mutant::None,
+        }
+    }
+
+    /// MCDevmem_LifetimeXarray.cfg: xarray() with the binding's lifetime.
+    pub fn lifetime_xarray() -> Config {
+        Config {
+            lifetime: true,
+            ..Config::xarray()
         }
     }
 
     /// The same constants with another mutant.
     pub fn with_mutant(self, mutant: Mutant) -> Config {
         Config { mutant, ..self }
+    }
+
+    /// Whether the step puts mutant `m` back: the .cfg's Mutant says so,
+    /// or (a lifetime mutant) a mutants build was told to by
+    /// ringlab-mutant.
+    pub fn bug(&self, m: Mutant) -> bool {
+        self.mutant == m || m.feature().is_some_and(ringlab_mutant::on)
     }
 
     /// The spec's ASSUMEs, and what the model's types need.

@@ -32,8 +32,17 @@ impl State {
         {
             return None;
         }
+        // Lifetime, array mode: the tokens index the binding s received
+        // from; none yet: -EINVAL.
+        if cfg.lifetime && mode == Mode::Array && !self.life.sref[cfg.sock_index(s)] {
+            return None;
+        }
         let r = State::examined(cfg, t, c);
         let mut next = self.clone();
+        if cfg.lifetime {
+            next.no_touch();
+            next.life.tbind[usize::from(s.b)] = mode == Mode::Array;
+        }
         next.work = (r.end - r.start) as u32;
         match mode {
             Mode::Xarray => next.dontneed_xarray(self, cfg, s, r),
@@ -101,7 +110,7 @@ impl State {
     /// scrub/refill race): the release through s reads uref > 0 for index
     /// t and has not decremented it yet.
     pub fn dontneed_read(&self, cfg: &Config, s: Sock, t: Tok) -> Option<State> {
-        if cfg.mutant != Mutant::UrefRace || !cfg.has_sock(s) || t >= cfg.toks() {
+        if cfg.mutant != Mutant::UrefRace || cfg.lifetime || !cfg.has_sock(s) || t >= cfg.toks() {
             return None;
         }
         let si = cfg.sock_index(s);

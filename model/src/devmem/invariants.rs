@@ -2,12 +2,12 @@
 //! MCDevmem_*.cfg files list them.
 
 use super::config::{Config, Mode};
-use super::state::{Bst, State};
+use super::state::{Bst, Dev, State};
 
 /// An invariant: its spec name and its predicate.
 pub type Invariant = (&'static str, fn(&State, &Config) -> bool);
 
-pub const INVARIANTS: [Invariant; 10] = [
+pub const INVARIANTS: [Invariant; 14] = [
     ("TypeOK", State::type_ok),
     ("RefsAccounted", State::refs_accounted),
     ("NoUnderflow", State::no_underflow),
@@ -18,6 +18,10 @@ pub const INVARIANTS: [Invariant; 10] = [
     ("TokensDelivered", State::tokens_delivered),
     ("SingleMode", State::single_mode),
     ("OwnTokensOnly", State::own_tokens_only),
+    ("NoUseAfterFree", State::no_use_after_free),
+    ("NoDevAfterGone", State::no_dev_after_gone),
+    ("RefsBalanced", State::refs_balanced),
+    ("ModeStable", State::mode_stable),
 ];
 
 /// The invariant with this spec name.
@@ -54,6 +58,15 @@ impl State {
                 .all(|k| cfg.has_niov(k.niov) && (1..=cfg.parts).contains(&k.left))
             && self.xa.iter().flatten().flatten().all(|n| cfg.has_niov(*n))
             && self.pend.iter().flatten().all(|t| *t < toks)
+            && [
+                self.life.dev.len(),
+                self.life.mp.len(),
+                self.life.bref.len(),
+                self.life.freed.len(),
+                self.life.tbind.len(),
+                self.life.tdev.len(),
+            ] == [nb; 6]
+            && self.life.sref.len() == ns
     }
 
     /// RefsAccounted: per net_iov, references held = tokens outstanding +
@@ -94,14 +107,54 @@ impl State {
         })
     }
 
-    /// NoLeakAfterUnbind: array mode: once unbound, no token holds a
-    /// reference.
+    /// NoLeakAfterUnbind: array mode: once unbound (Lifetime: and its
+    /// last user gone), no token holds a reference.
     pub fn no_leak_after_unbind(&self, cfg: &Config) -> bool {
         cfg.niovs().into_iter().all(|n| {
             self.bst_of(n.b) != Bst::Dead
                 || self.mode_of(n.b) != Mode::Array
+                || (cfg.lifetime && self.users(cfg, n.b) != 0)
                 || self.uref[cfg.niov_index(n)] == 0
         })
+    }
+
+    /// NoUseAfterFree: nothing uses a binding after its last reference is
+    /// dropped.
+    pub fn no_use_after_free(&self, _cfg: &Config) -> bool {
+        self.life
+            .tbind
+            .iter()
+            .zip(&self.life.freed)
+            .all(|(t, f)| !t || !f)
+    }
+
+    /// NoDevAfterGone: nothing uses a binding's device after it is
+    /// unregistered.
+    pub fn no_dev_after_gone(&self, _cfg: &Config) -> bool {
+        self.life
+            .tdev
+            .iter()
+            .zip(&self.life.dev)
+            .all(|(t, d)| !t || *d == Dev::Up)
+    }
+
+    /// RefsBalanced: Lifetime: every reference taken is put once: the
+    /// count is the number of holders, never below zero.
+    pub fn refs_balanced(&self, cfg: &Config) -> bool {
+        !cfg.lifetime
+            || cfg.binding_ids().all(|b| {
+                let r = self.life.bref[usize::from(b)];
+                r >= 0 && r == self.holders(cfg, b)
+            })
+    }
+
+    /// ModeStable: Lifetime: the system-wide mode is every existing
+    /// binding's mode.
+    pub fn mode_stable(&self, cfg: &Config) -> bool {
+        !cfg.lifetime
+            || cfg
+                .binding_ids()
+                .all(|b| !self.alive(b) || self.life.smode == Some(self.mode_of(b)))
     }
 
     /// BudgetPerCall: bounded work per SO_DEVMEM_DONTNEED call.

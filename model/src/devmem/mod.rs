@@ -36,6 +36,7 @@ mod close;
 mod config;
 mod dontneed;
 mod invariants;
+mod life;
 mod next;
 mod rx;
 mod state;
@@ -47,7 +48,7 @@ pub use action::Action;
 pub use cfg_file::ModelCfg;
 pub use config::{Config, Mode, Mutant, UnknownMutant};
 pub use invariants::{invariant, Invariant, INVARIANTS};
-pub use state::{Binding, Bst, Niov, Skb, Sock, State, Stolen, Tok};
+pub use state::{Binding, Bst, Dev, Life, Mp, Niov, Skb, Sock, State, Stolen, Tok};
 
 use crate::explore::ExploreResult;
 

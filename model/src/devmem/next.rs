@@ -17,6 +17,9 @@ impl State {
             Action::DontneedPut { s } => self.dontneed_put(cfg, s),
             Action::Close { s } => self.close(cfg, s),
             Action::Unbind { b } => self.unbind(cfg, b),
+            Action::NlSockClose { b } => self.nl_sock_close(cfg, b),
+            Action::NetdevUnregister { b } => self.netdev_unregister(cfg, b),
+            Action::MpDmabufDevmemDestroy { b } => self.mp_dmabuf_devmem_destroy(cfg, b),
             Action::Done => self.done(cfg),
         }
     }
@@ -62,6 +65,12 @@ impl State {
         out.extend(socks.iter().map(|&s| Action::DontneedPut { s }));
         out.extend(socks.iter().map(|&s| Action::Close { s }));
         out.extend(cfg.binding_ids().map(|b| Action::Unbind { b }));
+        out.extend(cfg.binding_ids().map(|b| Action::NlSockClose { b }));
+        out.extend(cfg.binding_ids().map(|b| Action::NetdevUnregister { b }));
+        out.extend(
+            cfg.binding_ids()
+                .map(|b| Action::MpDmabufDevmemDestroy { b }),
+        );
         out.push(Action::Done);
         out
     }

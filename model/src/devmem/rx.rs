@@ -1,7 +1,7 @@
 //! Receive: RxFrag and RecvMsg.
 
 use super::config::{Config, Mode, Mutant};
-use super::state::{Bst, Niov, Skb, Sock, State, Tok};
+use super::state::{Bst, Mp, Niov, Skb, Sock, State, Tok};
 
 impl State {
     /// RxFrag(s, n): the NIC takes n from the page pool (page_pool_alloc:
@@ -15,7 +15,13 @@ impl State {
         if self.bst_of(n.b) != Bst::Bound || !self.open[si] || self.pool[ni] == 0 {
             return None;
         }
+        if cfg.lifetime && self.life.mp[usize::from(n.b)] != Mp::On {
+            return None;
+        }
         let mut t = self.clone();
+        if cfg.lifetime {
+            t.no_touch();
+        }
         t.pool[ni] -= 1;
         t.ppref[ni] = 1;
         t.rxq[si].push(Skb {
@@ -93,6 +99,19 @@ impl State {
             t.rxq[si].remove(0);
         } else {
             t.rxq[si][0].left -= 1;
+        }
+        if cfg.lifetime {
+            // The binding is used (the cmsg's dmabuf id, binding->vec);
+            // array mode: the first receive makes s a user holding a
+            // reference (mutant dm-sock-no-binding-ref: without it).
+            if mode == Mode::Array && !self.life.sref[si] {
+                t.life.sref[si] = true;
+                if !cfg.bug(Mutant::SockNoBindingRef) {
+                    t.life.bref[usize::from(b)] += 1;
+                }
+            }
+            t.no_touch();
+            t.life.tbind[usize::from(b)] = true;
         }
         Some(t)
     }

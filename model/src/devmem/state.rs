@@ -47,6 +47,87 @@ impl Bst {
     }
 }
 
+/// `dev[b]`: the binding's netdev.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Dev {
+    Up,
+    /// Unregistered (or its module unloaded).
+    Gone,
+}
+
+impl Dev {
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Dev::Up => "up",
+            Dev::Gone => "gone",
+        }
+    }
+}
+
+/// `mp[b]`: the binding's memory provider on its RX queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Mp {
+    Off,
+    /// Installed; the queue's page pool holds a binding reference.
+    On,
+    /// Uninstalled; the page pool waits for its net_iovs.
+    Drain,
+}
+
+impl Mp {
+    /// The spec's string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Mp::Off => "off",
+            Mp::On => "on",
+            Mp::Drain => "drain",
+        }
+    }
+}
+
+/// The spec's Lifetime variables (constant when Lifetime = FALSE).
+/// Per-binding vectors are indexed by Binding, `sref` by
+/// Config::sock_index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Life {
+    /// `dev[b]`
+    pub dev: Vec<Dev>,
+    /// `mp[b]`
+    pub mp: Vec<Mp>,
+    /// `bref[b]`: the binding's refcount (mutants drive it below zero).
+    pub bref: Vec<i64>,
+    /// `sref[s]`: array mode: s received from its binding and holds a
+    /// reference on it.
+    pub sref: Vec<bool>,
+    /// `freed[b]`: __net_devmem_dmabuf_binding_free has run.
+    pub freed: Vec<bool>,
+    /// `smode`: the system-wide mode (None: "none").
+    pub smode: Option<Mode>,
+    /// `tbind[b]`: the last step used b after the references it dropped.
+    pub tbind: Vec<bool>,
+    /// `tdev[b]`: the last step used b's netdev.
+    pub tdev: Vec<bool>,
+}
+
+impl Life {
+    /// Init's values, which Lifetime = FALSE keeps.
+    pub fn init(cfg: &Config) -> Life {
+        let nb = cfg.bindings.len();
+        let ns = nb * usize::from(cfg.socks_per);
+        Life {
+            dev: vec![Dev::Up; nb],
+            mp: vec![Mp::Off; nb],
+            bref: vec![0; nb],
+            sref: vec![false; ns],
+            freed: vec![false; nb],
+            smode: None,
+            tbind: vec![false; nb],
+            tdev: vec![false; nb],
+        }
+    }
+}
+
 /// An skb queued on a socket (spec: `[niov |-> n, left |-> k]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Skb {
@@ -66,7 +147,7 @@ pub struct Stolen {
     pub from: Sock,
 }
 
-/// A state of the spec: its twelve variables. Per-binding vectors are
+/// A state of the spec: its twenty variables (`life` holds eight). Per-binding vectors are
 /// indexed by Binding, per-socket ones by Config::sock_index, per-net_iov
 /// ones by Config::niov_index, per-token ones by the token.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -96,6 +177,8 @@ pub struct State {
     /// `pend[s]`: zcrx-uref-race: the token of a release that saw uref > 0
     /// and has not decremented it yet (None: NoTok).
     pub pend: Vec<Option<Tok>>,
+    /// dev, mp, bref, sref, freed, smode, tbind, tdev.
+    pub life: Life,
 }
 
 impl State {
@@ -118,6 +201,7 @@ impl State {
             stolen: BTreeSet::new(),
             work: 0,
             pend: vec![None; ns],
+            life: Life::init(cfg),
         }
     }
 
@@ -129,6 +213,77 @@ impl State {
     /// `mode[b]`
     pub fn mode_of(&self, b: Binding) -> Mode {
         self.mode[usize::from(b)]
+    }
+
+    /// Alive(b): b exists (bound, or unbound and not yet freed).
+    pub fn alive(&self, b: Binding) -> bool {
+        self.bst_of(b) != Bst::Idle && !self.life.freed[usize::from(b)]
+    }
+
+    /// Users(b): the queue while the provider is installed, and the
+    /// sockets that received from b.
+    pub fn users(&self, cfg: &Config, b: Binding) -> i64 {
+        let q = i64::from(self.life.mp[usize::from(b)] == Mp::On);
+        q + self.srefs(cfg, b)
+    }
+
+    /// Sockets of b holding a reference on it.
+    fn srefs(&self, cfg: &Config, b: Binding) -> i64 {
+        cfg.socks_of(b)
+            .into_iter()
+            .filter(|&s| self.life.sref[cfg.sock_index(s)])
+            .count() as i64
+    }
+
+    /// Holders(b): the netlink socket while bound, the queue's page pool,
+    /// the sockets that received from b.
+    pub fn holders(&self, cfg: &Config, b: Binding) -> i64 {
+        i64::from(self.bst_of(b) == Bst::Bound)
+            + i64::from(self.life.mp[usize::from(b)] != Mp::Off)
+            + self.srefs(cfg, b)
+    }
+
+    /// Release(b, k) and the system-wide mode after it (ModeAfter): `self`
+    /// is the new state, `old` the state the action starts from.
+    pub(super) fn release(&mut self, old: &State, cfg: &Config, b: Binding, k: i64) {
+        let bi = usize::from(b);
+        let freeing = k > 0 && old.life.bref[bi] - k == 0;
+        self.life.bref[bi] = old.life.bref[bi] - k;
+        self.life.freed[bi] = old.life.freed[bi] || freeing;
+        if freeing
+            && !cfg.bug(super::config::Mutant::ModeResetEarly)
+            && cfg.binding_ids().filter(|&c| c != b).all(|c| !old.alive(c))
+        {
+            self.life.smode = None;
+        }
+    }
+
+    /// Cleans(b, last) with CleanDec, CleanUref, CleanUser: array mode,
+    /// the last user of b goes: each uref exchanged with zero, those
+    /// references dropped, the application's tokens of b void (mutant
+    /// dm-unbind-no-cleanup: none of this). Adds to `dec`; `self` is the
+    /// new state.
+    pub(super) fn clean(&mut self, cfg: &Config, b: Binding, last: bool, dec: &mut [i64]) {
+        if !last
+            || self.mode_of(b) != Mode::Array
+            || cfg.mutant == super::config::Mutant::UnbindNoCleanup
+        {
+            return;
+        }
+        for n in cfg.niovs_of(b) {
+            let k = cfg.niov_index(n);
+            dec[k] += self.uref[k];
+            self.uref[k] = 0;
+        }
+        for s in cfg.socks_of(b) {
+            self.user[cfg.sock_index(s)].fill(0);
+        }
+    }
+
+    /// NoTouch: the step uses no binding and no device after its puts.
+    pub(super) fn no_touch(&mut self) {
+        self.life.tbind.fill(false);
+        self.life.tdev.fill(false);
     }
 
     /// Put(dec): drop dec[n] references from every net_iov; one that

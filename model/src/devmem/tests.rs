@@ -399,7 +399,15 @@ fn prints_states_as_tlc_does() {
          /\\ user = (<<b1, 0>> :> (0 :> 0) @@ <<b2, 0>> :> (0 :> 0))\n\
          /\\ stolen = {}\n\
          /\\ work = 0\n\
-         /\\ pend = (<<b1, 0>> :> -1 @@ <<b2, 0>> :> -1)\n"
+         /\\ pend = (<<b1, 0>> :> -1 @@ <<b2, 0>> :> -1)\n\
+         /\\ dev = (b1 :> \"up\" @@ b2 :> \"up\")\n\
+         /\\ mp = (b1 :> \"off\" @@ b2 :> \"off\")\n\
+         /\\ bref = (b1 :> 0 @@ b2 :> 0)\n\
+         /\\ sref = (<<b1, 0>> :> FALSE @@ <<b2, 0>> :> FALSE)\n\
+         /\\ freed = (b1 :> FALSE @@ b2 :> FALSE)\n\
+         /\\ smode = \"none\"\n\
+         /\\ tbind = (b1 :> FALSE @@ b2 :> FALSE)\n\
+         /\\ tdev = (b1 :> FALSE @@ b2 :> FALSE)\n"
     );
     assert!(state_record(&cfg, &init)
         .starts_with("[bst |-> (b1 :> \"idle\" @@ b2 :> \"idle\"), mode |-> "));
@@ -464,4 +472,40 @@ fn constants_read_back_and_mutants_are_named() {
         "{e}"
     );
     assert!(e.to_string().contains("zcrx-uref-race"), "{e}");
+}
+
+/// Lifetime: the netlink socket's close after the device went and the
+/// page pool was released frees the binding; each lifetime mutant breaks
+/// its invariant on the way.
+#[test]
+fn lifetime_close_after_unregister() {
+    let run_with = |m: Mutant| {
+        let cfg = Config::lifetime_xarray().with_mutant(m);
+        run(
+            &cfg,
+            &[
+                Action::BindRx {
+                    b: 0,
+                    m: Mode::Xarray,
+                },
+                Action::NetdevUnregister { b: 0 },
+                Action::MpDmabufDevmemDestroy { b: 0 },
+                Action::NlSockClose { b: 0 },
+            ],
+        )
+        .violations(&cfg)
+    };
+    assert_eq!(run_with(Mutant::None), Vec::<&str>::new());
+    assert_eq!(run_with(Mutant::NlCloseUaf), ["NoUseAfterFree"]);
+    assert_eq!(run_with(Mutant::NlCloseDevGone), ["NoDevAfterGone"]);
+    let cfg = Config::lifetime_xarray();
+    let s = run(
+        &cfg,
+        &[Action::BindRx {
+            b: 0,
+            m: Mode::Xarray,
+        }],
+    );
+    assert_eq!((s.life.bref[0], s.life.smode), (2, Some(Mode::Xarray)));
+    assert!(s.step(&cfg, &Action::Unbind { b: 0 }).is_none());
 }

@@ -113,6 +113,8 @@ pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
         format!("<<{}>>", v.join(", "))
     };
     let stolen: Vec<String> = s.stolen.iter().map(|x| n.stolen(x)).collect();
+    let boolean = |b: &bool| tla_bool(*b).to_string();
+    let l = &s.life;
     vec![
         ("bst", n.per_binding(&s.bst, |b| format!("\"{}\"", b.id()))),
         (
@@ -137,6 +139,17 @@ pub fn variables(cfg: &Config, s: &State) -> Vec<(&'static str, String)> {
                 p.map_or_else(|| "-1".into(), |t| t.to_string())
             }),
         ),
+        ("dev", n.per_binding(&l.dev, |d| format!("\"{}\"", d.id()))),
+        ("mp", n.per_binding(&l.mp, |m| format!("\"{}\"", m.id()))),
+        ("bref", n.per_binding(&l.bref, int)),
+        ("sref", n.per_sock(&l.sref, boolean)),
+        ("freed", n.per_binding(&l.freed, boolean)),
+        (
+            "smode",
+            format!("\"{}\"", l.smode.map_or("none", |m| m.id())),
+        ),
+        ("tbind", n.per_binding(&l.tbind, boolean)),
+        ("tdev", n.per_binding(&l.tdev, boolean)),
     ]
 }
 
@@ -164,7 +177,10 @@ pub fn action(cfg: &Config, a: &Action) -> String {
         }
         Action::Dontneed { s, t, c } => format!("{name}({}, {t}, {c})", n.sock(s)),
         Action::DontneedRead { s, t } => format!("{name}({}, {t})", n.sock(s)),
-        Action::Unbind { b } => format!("{name}({})", n.binding(b)),
+        Action::Unbind { b }
+        | Action::NlSockClose { b }
+        | Action::NetdevUnregister { b }
+        | Action::MpDmabufDevmemDestroy { b } => format!("{name}({})", n.binding(b)),
         Action::Done => name.into(),
     }
 }
@@ -190,6 +206,7 @@ pub fn constants(cfg: &Config) -> String {
         ("Modes", format!("{{{}}}", modes.join(", "))),
         ("MaxCount", cfg.max_count.to_string()),
         ("DontneedLimit", cfg.dontneed_limit.to_string()),
+        ("Lifetime", tla_bool(cfg.lifetime).to_string()),
         ("Mutant", format!("\"{}\"", cfg.mutant.id())),
     ];
     let mut out = String::from("CONSTANTS\n");

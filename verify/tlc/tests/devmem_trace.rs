@@ -64,7 +64,10 @@ fn walk(cfg: &Config, seed: u64) -> (Vec<State>, Vec<Option<Action>>) {
             .into_iter()
             .filter(|(a, _)| match a {
                 Action::Done => false,
-                Action::Close { .. } | Action::Unbind { .. } => !early,
+                Action::Close { .. }
+                | Action::Unbind { .. }
+                | Action::NlSockClose { .. }
+                | Action::NetdevUnregister { .. } => !early,
                 _ => true,
             })
             .collect();
@@ -118,9 +121,14 @@ fn model_walks_are_behaviours_of_the_spec() {
         return;
     }
     let seed = base_seed();
-    // Array mode (the walk corrupted below), and array mode under
+    // Array mode (the walk corrupted below), array mode under
     // zcrx-uref-race (its split release) against the spec with that
-    // mutant. The simulator's runs cover xarray mode and two bindings.
+    // mutant, and both modes with the binding's lifetime (the simulator
+    // has none). The simulator's runs cover xarray mode and two bindings.
+    let lifetime = |base: Config| Config {
+        lifetime: true,
+        ..base
+    };
     let configs = [
         ("array", Config::array(), seed + CORRUPTED),
         (
@@ -128,6 +136,8 @@ fn model_walks_are_behaviours_of_the_spec() {
             Config::array().with_mutant(Mutant::UrefRace),
             seed + 3,
         ),
+        ("array, lifetime", lifetime(Config::array()), seed + 4),
+        ("modes, lifetime", lifetime(Config::modes()), seed + 5),
     ];
     let walks: Vec<_> = configs
         .into_iter()

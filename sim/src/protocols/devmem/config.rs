@@ -33,6 +33,7 @@ impl DevmemConfig {
                 modes,
                 max_count: 2 * KERNEL_DONTNEED_LIMIT,
                 dontneed_limit: KERNEL_DONTNEED_LIMIT,
+                lifetime: false,
                 mutant: super::mutant(),
             },
             seed: 0,

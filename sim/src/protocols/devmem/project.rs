@@ -86,6 +86,8 @@ impl Devmem {
             stolen: self.app.stolen.clone(),
             work: self.work,
             pend: self.pend.clone(),
+            // The simulator has no binding lifetime (Lifetime = FALSE).
+            life: model::Life::init(spec),
         }
     }
 }

@@ -274,6 +274,14 @@ impl Devmem {
             Action::DontneedPut { s } => self.dontneed_put(s),
             Action::Close { s } => self.close(s),
             Action::Unbind { b } => self.unbind(b),
+            // The binding's lifetime is the model's (Lifetime = TRUE); the
+            // simulator runs Lifetime = FALSE only.
+            Action::NlSockClose { .. }
+            | Action::NetdevUnregister { .. }
+            | Action::MpDmabufDevmemDestroy { .. } => Err(Disabled::new(
+                a.name(),
+                "the simulator has no binding lifetime",
+            )),
             Action::Done => self.done(),
         }
     }
