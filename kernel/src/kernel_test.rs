@@ -370,8 +370,9 @@ fn tagged(mut f: FaultRun, kernel: &str) -> FaultRun {
 }
 
 /// Drivers the W=1 build configures beside AF_XDP, for the series that
-/// touch them.
-const W1_DRIVERS: [&str; 4] = ["PCI", "I40E", "VETH", "TUN"];
+/// touch them (UDMABUF gives the dma-buf core that NET_DEVMEM needs, with
+/// veth's page pool, so devmem-autorelease's net/core/devmem.c builds).
+const W1_DRIVERS: [&str; 5] = ["PCI", "I40E", "VETH", "TUN", "UDMABUF"];
 
 /// The released tree the checks without a VM use, a git repository with
 /// the tag `base`, and its W=1 build folder (x86_64_defconfig with AF_XDP):
@@ -397,8 +398,9 @@ fn static_tree(root: &Path) -> Result<(PathBuf, PathBuf), String> {
         // Debian's top-level .gitignore ignores everything: add -f.
         sh("git init -q && git add -f -A . && git -c user.name=ringlab -c user.email=ringlab@example.org commit -qm 'linux 6.12.117' && git tag base", &tree)?;
     }
-    // i40e, veth and tun: the drivers a series may touch (xsk-redirect-xsk's
-    // last two patches, tun-napi-cache); none is in x86_64_defconfig.
+    // i40e, veth, tun and udmabuf: the drivers a series may need
+    // (xsk-redirect-xsk's last two patches, tun-napi-cache,
+    // devmem-autorelease); none is in x86_64_defconfig.
     let configured = std::fs::read_to_string(build.join(".config")).is_ok_and(|c| W1_DRIVERS.iter().all(|d| c.contains(&format!("\nCONFIG_{d}=y\n"))));
     if !build.join("include/generated/autoconf.h").is_file() || !configured {
         std::fs::create_dir_all(&build).map_err(|e| format!("{}: {e}", build.display()))?;
