@@ -268,6 +268,52 @@ pub trait PlainSpec: Clone + Eq + Hash + std::fmt::Debug + 'static {
     }
 }
 
+/// A plain spec's module glue, written once: `Machine`, the `PlainSpec`
+/// impl forwarding to the module's `State`, `Config`, `Action` and
+/// `INVARIANTS`, and `explore` over its `ModelCfg`. `checked:` names the
+/// invariants the spec's .cfg files list when not all of them.
+macro_rules! plain_spec {
+    ($spec:literal) => {
+        $crate::explore::plain_spec!($spec, checked: &INVARIANTS);
+    };
+    ($spec:literal, checked: $checked:expr) => {
+        /// The spec under one model: its constants and the invariants to check.
+        pub type Machine = $crate::explore::Machine<State>;
+
+        impl $crate::explore::PlainSpec for State {
+            type Config = Config;
+            type Action = Action;
+            const SPEC: &'static str = $spec;
+
+            fn init(cfg: &Config) -> State {
+                State::init(cfg)
+            }
+
+            fn successors(&self, cfg: &Config) -> Vec<(Action, State)> {
+                State::successors(self, cfg)
+            }
+
+            fn invariants() -> &'static [Invariant] {
+                &INVARIANTS
+            }
+
+            fn type_ok(&self, cfg: &Config) -> bool {
+                State::type_ok(self, cfg)
+            }
+
+            fn checked() -> &'static [Invariant] {
+                $checked
+            }
+        }
+
+        /// Breadth-first search of the model a .cfg file describes.
+        pub fn explore(m: &ModelCfg) -> Result<$crate::explore::ExploreResult<State, Action>, String> {
+            $crate::explore::explore_plain(m)
+        }
+    };
+}
+pub(crate) use plain_spec;
+
 /// An invariant by its TLA+ name.
 pub type PlainInvariant<S> = (&'static str, fn(&S, &<S as PlainSpec>::Config) -> bool);
 

@@ -50,34 +50,4 @@ pub use cost::{counted, Costs};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{ci, si, Access, Cpu, Ctx, Skb, State, Touch};
 
-use crate::explore::ExploreResult;
-
-/// The spec under one model: its constants and the invariants to check.
-pub type Machine = crate::explore::Machine<State>;
-
-impl crate::explore::PlainSpec for State {
-    type Config = Config;
-    type Action = Action;
-    const SPEC: &'static str = "NapiSkbCache.tla";
-
-    fn init(cfg: &Config) -> State {
-        State::init(cfg)
-    }
-
-    fn successors(&self, cfg: &Config) -> Vec<(Action, State)> {
-        State::successors(self, cfg)
-    }
-
-    fn invariants() -> &'static [Invariant] {
-        &INVARIANTS
-    }
-
-    fn type_ok(&self, cfg: &Config) -> bool {
-        State::type_ok(self, cfg)
-    }
-}
-
-/// Breadth-first search of the model a .cfg file describes.
-pub fn explore(m: &ModelCfg) -> Result<ExploreResult<State, Action>, String> {
-    crate::explore::explore_plain(m)
-}
+crate::explore::plain_spec!("NapiSkbCache.tla");
