@@ -17,7 +17,7 @@ pub mod verdict;
 pub use protocol::{Protocol, Stats};
 pub use replay::{replay, Outcome, Replayed};
 pub use sched::{run, Sched};
-pub use threads::{settle, Crew, Stop, Worker};
+pub use threads::{preempt, settle, Crew, Stop, Worker};
 pub use trace::{Header, Line, RawTrace, SharedBuf, Trace, TraceError, TraceWriter};
 pub use verdict::{panic_message, Failure, RunError, Violation};
 pub use crate::{Disabled, Step};

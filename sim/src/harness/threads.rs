@@ -11,11 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
+use ringlab_model::rng::Rng;
+
 use super::protocol::Protocol;
 use super::sched::Sched;
 use super::verdict::{panic_message, Failure};
 
-/// Set once the workers should finish.
+/// Set once the workers should finish, or as soon as one of them fails.
 #[derive(Clone, Debug, Default)]
 pub struct Stop(Arc<AtomicBool>);
 
@@ -25,6 +27,18 @@ impl Stop {
     }
     pub fn set(&self) {
         self.0.store(true, Ordering::Release)
+    }
+}
+
+/// Sets the stop flag when a worker fails or panics, so that the others
+/// end soon rather than wait for what the failed one will never do.
+struct StopOnFailure(Stop);
+
+impl Drop for StopOnFailure {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            self.0.set();
+        }
     }
 }
 
@@ -59,7 +73,14 @@ impl Crew {
         F: FnOnce() -> Result<T, String> + Send + 'static,
     {
         let name = name.into();
-        let handle = thread::Builder::new().name(name.clone()).spawn(body);
+        let stop = StopOnFailure(self.stop.clone());
+        let handle = thread::Builder::new().name(name.clone()).spawn(move || {
+            let r = body();
+            if r.is_err() {
+                stop.0.set();
+            }
+            r
+        });
         let handle = match handle {
             Ok(h) => Some(h),
             Err(e) => {
@@ -87,6 +108,17 @@ impl Crew {
             return Ok(());
         }
         Err(Failure::at_start(seed, self.errors.join("; ")))
+    }
+}
+
+/// A preemption point after a worker's step: one time in `one_in` the
+/// worker gives up its core. Without it a window between two steps of one
+/// thread (a fill-ring entry peeked, not yet taken) is rarely open while
+/// another thread runs on one core or a loaded machine, and a race the
+/// runner should see goes unseen. Seeded, like the worker's choices.
+pub fn preempt(rng: &mut Rng, one_in: u32) {
+    if rng.chance(1, one_in) {
+        thread::yield_now();
     }
 }
 
@@ -126,5 +158,29 @@ mod tests {
             "seed 3 step 0: picky thread: saw a stale entry; loud thread: assertion"
         );
         assert!(Crew::new().finish(1).is_ok());
+    }
+
+    #[test]
+    fn a_failed_worker_stops_the_others() {
+        for fail in [true, false] {
+            let mut crew = Crew::new();
+            let stop = crew.stop();
+            let waiter = crew.spawn("waiter", move || {
+                while !stop.is_set() {
+                    thread::yield_now();
+                }
+                Ok(())
+            });
+            let w = crew.spawn("failing", move || -> Result<(), String> {
+                if fail {
+                    panic!("broke");
+                }
+                Err("broke".into())
+            });
+            assert_eq!(crew.join(w), None);
+            // the waiter ends only because the other failed
+            assert_eq!(crew.join(waiter), Some(()));
+            assert!(crew.finish(0).unwrap_err().message.contains("failing thread: broke"));
+        }
     }
 }

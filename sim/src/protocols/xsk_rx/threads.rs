@@ -25,7 +25,10 @@
 //! Then, after the joins, every invariant at that quiescent point, the
 //! drain and the quiescence check, as the scheduler does them. A run is
 //! rounds of MaxPkts packets, each on a fresh system; the seed seeds each
-//! thread's choices, not the interleaving.
+//! thread's choices, not the interleaving. A thread yields its core after
+//! one step in three, so that a window between two steps (a fill-ring
+//! entry peeked, not yet taken) is open while the others run, on one core
+//! as on many.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -39,11 +42,13 @@ use super::config::XskRxConfig;
 use super::cost::Cost;
 use super::cpu::Receive;
 use super::system::XskRx;
-use crate::harness::{settle, Crew, Failure, Stop};
+use crate::harness::{preempt, settle, Crew, Failure, Stop};
 use ringlab_ring::sync::{thread, Arc};
 
 /// Tries in a row without a step after which a CPU gives up.
 const STUCK: u64 = 10_000_000;
+/// A thread yields its core after one step in PREEMPT.
+const PREEMPT: u32 = 3;
 
 /// What a run did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -129,15 +134,21 @@ struct Actor {
     checks: u64,
     /// Tries in a row that found nothing enabled.
     idle: u64,
+    /// Seeds the preemption points.
+    preempt: Rng,
+    /// Set when another thread has failed (or the run is over).
+    stop: Stop,
 }
 
 impl Actor {
-    fn new(sys: XskRx) -> Actor {
+    fn new(sys: XskRx, seed: u64, stop: Stop) -> Actor {
         Actor {
             sys,
+            stop,
             actions: BTreeMap::new(),
             checks: 0,
             idle: 0,
+            preempt: Rng::new(seed ^ 0x9e_e3e7),
         }
     }
 
@@ -145,8 +156,7 @@ impl Actor {
     fn step(&mut self, a: Action) -> bool {
         let ok = self.sys.step(&a).is_ok();
         if ok {
-            *self.actions.entry(a.name()).or_default() += 1;
-            self.idle = 0;
+            self.took(a);
         }
         ok
     }
@@ -156,13 +166,23 @@ impl Actor {
         self.sys
             .step(&a)
             .map_err(|d| format!("{a} not enabled: {d}"))?;
-        *self.actions.entry(a.name()).or_default() += 1;
-        self.idle = 0;
+        self.took(a);
         Ok(())
     }
 
-    /// Nothing was enabled: yield, or give up after STUCK tries in a row.
+    /// `a` was taken: counted, then a preemption point.
+    fn took(&mut self, a: Action) {
+        *self.actions.entry(a.name()).or_default() += 1;
+        self.idle = 0;
+        preempt(&mut self.preempt, PREEMPT);
+    }
+
+    /// Nothing was enabled: yield, or give up after STUCK tries in a row
+    /// or once another thread has failed.
     fn wait(&mut self, at: impl FnOnce() -> String) -> Result<(), String> {
+        if self.stop.is_set() {
+            return Err(format!("stopped {}: another thread failed", at()));
+        }
         self.idle += 1;
         if self.idle > STUCK {
             return Err(format!("stuck {STUCK} tries {}", at()));
@@ -449,8 +469,9 @@ fn round(cfg: &XskRxConfig, round: u64, r: &mut Report) -> Result<(), Failure> {
         .spec
         .cpu_ids()
         .map(|c| {
-            let (mut a, sh) = (Actor::new(view(&sys)), sh.clone());
-            let mut rng = Rng::new(seed_of(seed, round, 1 + u64::from(c)));
+            let who = seed_of(seed, round, 1 + u64::from(c));
+            let (mut a, sh) = (Actor::new(view(&sys), who, crew.stop()), sh.clone());
+            let mut rng = Rng::new(who);
             crew.spawn(format!("cpu {c}"), move || {
                 match a.sys.cfg.spec.path {
                     RxPath::Driver => driver_cpu(&mut a, c, &sh, &mut rng),
@@ -461,8 +482,9 @@ fn round(cfg: &XskRxConfig, round: u64, r: &mut Report) -> Result<(), Failure> {
         })
         .collect();
     let user = {
-        let (mut a, sh, stop) = (Actor::new(view(&sys)), sh.clone(), crew.stop());
-        let mut rng = Rng::new(seed_of(seed, round, 0));
+        let who = seed_of(seed, round, 0);
+        let (mut a, sh, stop) = (Actor::new(view(&sys), who, crew.stop()), sh.clone(), crew.stop());
+        let mut rng = Rng::new(who);
         let todo = plan(&cfg.spec, &mut rng);
         crew.spawn("application", move || {
             application(&mut a, &sh, &stop, todo, &mut rng).map(|()| a)
