@@ -346,6 +346,33 @@ Spec == Init /\ [][Next]_vars
 FairSpec == Spec /\ WF_vars(ConsStep)
 
 -----------------------------------------------------------------------------
+(* The shift reduction (VIEW ShiftView in the *View models).               *)
+(* Every step reads indices only through Add, Sub and Mask, and Size      *)
+(* divides M, so two states that differ by one shift k of every position  *)
+(* (and by k mod Size in the slots) have the same futures, shifted: TLC   *)
+(* need expand one of them. The view is the state seen from ring->consumer:*)
+(* positions less cons, slots rotated to start at cons's. It removes the  *)
+(* factor M that the free start index puts on every state count. It is    *)
+(* sound only where steps commute with the shift: not for wrapping-add,    *)
+(* whose unreduced sum breaks it (the unreduced models and the Z3 proofs   *)
+(* cover that bug), and not for liveness (TLC does not check a VIEW's      *)
+(* temporal properties soundly), so the View models check invariants.     *)
+
+Rel(i) == Sub(i, cons)
+RelEntry(e) == IF e.idx = Never THEN e ELSE [e EXCEPT !.idx = Rel(@)]
+RelLoad(l) ==
+    IF ~l.some THEN l
+    ELSE [l EXCEPT !.pos = Rel(@), !.exp = Rel(@),
+                   !.val = IF @ = Never THEN Never ELSE Rel(@)]
+ShiftView ==
+    <<Rel(prod),
+      [j \in Slots |-> RelEntry(slot[Mask(cons + j)])],
+      [j \in Slots |-> own[Mask(cons + j)]],
+      Rel(pProd), Rel(pCons), Rel(pWr), pAhead,
+      Rel(cProd), Rel(cCons), Rel(cRd), Rel(cEnd), cValid,
+      RelLoad(cSpec), Rel(cExp), RelLoad(last)>>
+
+-----------------------------------------------------------------------------
 (* Properties. Each one has a mutant in specs/manifest.json that breaks it. *)
 
 \* Every counter is a u32 (here: below 2^IdxBits). Broken by wrapping-add.

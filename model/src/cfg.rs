@@ -70,11 +70,12 @@ pub(crate) fn strip_comments(text: &str) -> String {
 }
 
 /// The sections this reader knows.
-pub const SECTIONS: [&str; 11] = [
+pub const SECTIONS: [&str; 12] = [
     "CONSTANT",
     "CONSTANTS",
     "SPECIFICATION",
     "SYMMETRY",
+    "VIEW",
     "INVARIANT",
     "INVARIANTS",
     "PROPERTY",
@@ -84,9 +85,11 @@ pub const SECTIONS: [&str; 11] = [
     "NEXT",
 ];
 
-/// Whether `word`, starting a line, names a section outside SECTIONS.
+/// Whether `word`, starting a line, names a section outside SECTIONS, or
+/// VIEW: only a spec with a view (XskRing's ShiftView) reads that one, and
+/// a reader that ignored it would search more states than TLC.
 pub fn unknown_section(word: &str) -> bool {
-    !SECTIONS.contains(&word) && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+    word == "VIEW" || !SECTIONS.contains(&word) && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
 }
 
 /// Whether `s` is a TLA+ identifier, as TLC's model values are named.
@@ -125,6 +128,8 @@ pub struct CfgFile<T = String> {
     pub specification: Option<String>,
     /// SYMMETRY: the name of the permutation set.
     pub symmetry: Option<String>,
+    /// VIEW: the name of the view.
+    pub view: Option<String>,
     pub invariants: Vec<String>,
     pub properties: Vec<String>,
     /// CHECK_DEADLOCK, TRUE unless the file says FALSE (TLC's default).
@@ -177,6 +182,7 @@ impl<T> CfgFile<T> {
             constants: BTreeMap::new(),
             specification: None,
             symmetry: None,
+            view: None,
             invariants: vec![],
             properties: vec![],
             check_deadlock: true,
@@ -221,6 +227,7 @@ impl<T> CfgFile<T> {
                 }
                 "SPECIFICATION" => m.specification = Some(rest.to_string()),
                 "SYMMETRY" => m.symmetry = Some(rest.to_string()),
+                "VIEW" => m.view = Some(rest.to_string()),
                 "INIT" | "NEXT" => {}
                 "INVARIANT" | "INVARIANTS" => m
                     .invariants
@@ -408,6 +415,8 @@ pub struct ModelCfg<C> {
     pub specification: Option<String>,
     /// SYMMETRY: the name of the permutation set.
     pub symmetry: Option<String>,
+    /// VIEW: the name of the view (a spec that has none refuses the section).
+    pub view: Option<String>,
     /// INVARIANTS, in the file's order (the order TLC checks them).
     pub invariants: Vec<String>,
     pub properties: Vec<String>,
@@ -426,6 +435,7 @@ impl<C: Constants> ModelCfg<C> {
             config: C::from_constants(&file)?,
             specification: file.specification,
             symmetry: file.symmetry,
+            view: file.view,
             invariants: file.invariants,
             properties: file.properties,
             check_deadlock: file.check_deadlock,

@@ -66,6 +66,8 @@ pub struct ExploreOptions {
     pub check_deadlock: bool,
     /// Give up after this many distinct states.
     pub max_distinct: Option<usize>,
+    /// VIEW ShiftView: one state of each shift class.
+    pub shift_view: bool,
 }
 
 impl Default for ExploreOptions {
@@ -74,6 +76,7 @@ impl Default for ExploreOptions {
             invariants: INVARIANTS.to_vec(),
             check_deadlock: true,
             max_distinct: None,
+            shift_view: false,
         }
     }
 }
@@ -87,10 +90,16 @@ impl ExploreOptions {
             .iter()
             .map(|n| invariant(n).ok_or_else(|| format!("the model has no invariant {n}")))
             .collect::<Result<_, _>>()?;
+        let shift_view = match m.view.as_deref() {
+            None => false,
+            Some("ShiftView") => true,
+            Some(v) => return Err(format!("the model has no view {v} (it has {})", crate::xsk_ring::VIEWS.join(", "))),
+        };
         Ok(ExploreOptions {
             invariants,
             check_deadlock: m.check_deadlock,
             max_distinct: None,
+            shift_view,
         })
     }
 }
@@ -214,6 +223,7 @@ fn trace_to<S: Clone, A: Clone>(nodes: &[Node<S, A>], mut i: usize) -> Trace<S, 
 struct Ring<'a> {
     cfg: &'a Config,
     invariants: &'a [Invariant],
+    shift_view: bool,
 }
 
 impl SpecMachine for Ring<'_> {
@@ -234,6 +244,14 @@ impl SpecMachine for Ring<'_> {
             .find(|(_, holds)| !holds(s, self.cfg))
             .map(|(n, _)| *n)
     }
+
+    fn canonical(&self, s: &State) -> State {
+        if self.shift_view {
+            s.shift_view(self.cfg)
+        } else {
+            s.clone()
+        }
+    }
 }
 
 /// Breadth-first search of XskRing.tla (see [`bfs`]).
@@ -241,6 +259,7 @@ pub fn explore(cfg: &Config, opts: &ExploreOptions) -> ExploreResult {
     let ring = Ring {
         cfg,
         invariants: &opts.invariants,
+        shift_view: opts.shift_view,
     };
     bfs(&ring, opts.check_deadlock, opts.max_distinct)
 }
@@ -500,6 +519,22 @@ mod tests {
             s = s.step(&cfg, a).unwrap();
             assert_eq!(&s, t);
         }
+    }
+
+    #[test]
+    fn the_shift_view_divides_the_count_by_m() {
+        let spec = crate::paths::specs_dir();
+        let m = ModelCfg::from_file(spec.join("mc/MCXskRing_Fill.cfg")).unwrap();
+        let mut opts = ExploreOptions::from_model_cfg(&m).unwrap();
+        let full = explore(&m.config, &opts);
+        opts.shift_view = true;
+        let view = explore(&m.config, &opts);
+        assert_eq!((full.outcome.summary(), view.outcome.summary()), ("pass".into(), "pass".into()));
+        assert_eq!(full.distinct, view.distinct * m.config.m() as usize);
+        let mut bad = m.clone();
+        bad.view = Some("Rotate".into());
+        let e = ExploreOptions::from_model_cfg(&bad).unwrap_err();
+        assert_eq!(e, "the model has no view Rotate (it has ShiftView)");
     }
 
     #[test]

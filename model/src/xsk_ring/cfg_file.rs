@@ -11,13 +11,12 @@ use crate::tla::{parse_value, Value};
 pub type ModelCfg = crate::cfg::ModelCfg<Config>;
 
 /// TLC sections this reader refuses rather than ignores.
-const UNSUPPORTED: [&str; 8] = [
+const UNSUPPORTED: [&str; 7] = [
     "CONSTRAINT",
     "CONSTRAINTS",
     "ACTION_CONSTRAINT",
     "ACTION_CONSTRAINTS",
     "SYMMETRY",
-    "VIEW",
     "ALIAS",
     "POSTCONDITION",
 ];

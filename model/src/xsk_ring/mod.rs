@@ -10,6 +10,7 @@ mod next;
 mod producer;
 mod state;
 mod tla_state;
+mod view;
 
 pub use crate::cfg::CfgError;
 pub use action::Action;
@@ -18,3 +19,4 @@ pub use config::{Barrier, Barriers, Config, Mutant, Side};
 pub use invariants::{invariant, Invariant, INVARIANTS};
 pub use state::{init_states, Entry, Load, Own, State};
 pub use tla_state::{FromTlaError, VARIABLES};
+pub use view::VIEWS;

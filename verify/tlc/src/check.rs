@@ -308,7 +308,9 @@ pub fn select<'a>(man: &'a Manifest, names: &[String], deep: bool) -> Result<Vec
 pub fn record(path: &Path, results: &[ModelResult]) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut man: Manifest = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    for r in results.iter().filter(|r| r.ok()) {
+    // A drift is what --record is for: a new or changed model records its
+    // figures once its outcome is the expected one.
+    for r in results.iter().filter(|r| r.outcome == r.expected && r.error.is_none()) {
         if let Some(m) = man.models.iter_mut().find(|m| m.name == r.name) {
             m.distinct_states = r.distinct_states;
             m.depth = r.depth;
