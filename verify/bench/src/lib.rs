@@ -2,7 +2,7 @@
 //! reported as ratios (absolute figures depend on the machine and its
 //! noise; ratios of one run do not). Four benchmarks, one table each:
 //!
-//! - ring.rs: the simulator's ring against rtrb and crossbeam;
+//! - ring.rs: the simulator's ring against libxdp's, rtrb and crossbeam;
 //! - sim_rate.rs: the copy-mode TX simulation, seeded and on threads;
 //! - tlc.rs: TLC on every CI model, 1 and 2 workers;
 //! - live.rs (live_xdp.rs, live_packet.rs): AF_XDP copy mode against
@@ -48,7 +48,7 @@ use table::{Table, TableDoc};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Only {
-    /// Ring throughput against rtrb and crossbeam
+    /// Ring throughput against libxdp, rtrb and crossbeam
     Ring,
     /// Simulator throughput, seeded and on threads
     Sim,
