@@ -116,10 +116,16 @@ fn text_output_prints_the_machine_and_one_table_per_benchmark() {
     let cols: Vec<&str> = lines[head + 1].split_whitespace().collect();
     assert_eq!(cols[..5], ["batch", "ringlab", "tx", "ringlab", "cq"]);
     assert!(cols.contains(&"tx/rtrb") && cols.contains(&"cq/xbeam"), "{cols:?}");
+    // libxdp's peer is there, or a SKIP line says why not
+    assert!(cols.contains(&"tx/libxdp") || text.contains("SKIP libxdp"), "{text}");
+    let ratios = cols.iter().filter(|c| c.contains('/')).count();
     for (i, b) in ["1", "16", "64", "256"].iter().enumerate() {
         let row: Vec<&str> = lines[head + 2 + i].split_whitespace().collect();
         assert_eq!(row[0], *b);
-        assert!(row[5..].iter().all(|r| r.ends_with('x') && r.trim_end_matches('x').parse::<f64>().unwrap() > 0.0), "{row:?}");
+        // the rates, then one ratio per ratio column, each above 0
+        let (rates, ratio) = row[1..].split_at(row.len() - 1 - ratios);
+        assert!(rates.len() >= 4 && rates.iter().all(|r| !r.ends_with('x')), "{row:?}");
+        assert!(ratio.iter().all(|r| r.ends_with('x') && r.trim_end_matches('x').parse::<f64>().unwrap() > 0.0), "{row:?}");
     }
     assert!(text.contains(&format!("chart: {}", out.join("ring.svg").display())));
     let _ = std::fs::remove_dir_all(&out);
