@@ -11,7 +11,7 @@ export CARGO_INCREMENTAL ?= 0
 RINGLAB := target/release/ringlab
 LOOM_ENV := RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3
 
-.PHONY: all deps deps-mutants mutate build verify verify-deep test test-rust test-loom test-explorer check prove mutants report docs bench kernel-vm-test clean help
+.PHONY: all deps deps-mutants mutate build verify verify-deep test test-rest test-rust test-loom test-explorer check prove mutants report docs bench kernel-vm-test clean help
 
 all: verify
 
@@ -62,13 +62,29 @@ test-rust: deps
 test-loom: deps
 	$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release --test loom --test loom_copytx --test loom_devmem --test loom_xsk_rx --test loom_iouring --test loom_napi
 
+# make test runs each test once. Every test target a mutant's killer
+# names runs in `ringlab verify`, without the mutant first (its baseline)
+# and then with each mutant, loom's included; test-rest runs the others
+# (`ringlab mutants --other-tests` names them). test-rust and test-loom
+# still run everything, for a quick loop without the campaign.
+test-rest: build
+	@t=$$($(RINGLAB) mutants --other-tests plain) || exit 1; \
+	echo "$(CARGO) test --workspace --lib --bins --examples $$t"; \
+	$(CARGO) test --workspace --lib --bins --examples $$t
+	$(CARGO) test --workspace --doc
+	@t=$$($(RINGLAB) mutants --other-tests loom) || exit 1; \
+	if [ -n "$$t" ]; then \
+	    echo "$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release $$t"; \
+	    $(LOOM_ENV) $(CARGO) test -p ringlab-sim --release $$t; \
+	fi
+
 # The campaign (`ringlab verify`: models, proofs, mutants) runs once and
 # writes the report the browser test then opens; the automatic campaign's
 # sample is one mutant per spec here (make verify takes three).
 # The kernel series' checks that need no VM (checkpatch, git am + W=1 per
 # patch) run here for every series; the VM pipeline is in make verify /
 # make kernel-vm-test.
-test: build test-rust test-loom
+test: build test-rest
 	$(RINGLAB) verify --quiet --mutate-sample 1
 	@for s in $(KERNEL_SERIES); do \
 	    echo "$(RINGLAB) kernel-test --no-vm --series $$s"; \

@@ -116,6 +116,46 @@ impl<'a> CargoRunner<'a> {
     }
 }
 
+/// Every test target of the workspace (`cargo metadata`), by name.
+pub fn test_targets(root: &Path) -> Result<Vec<String>, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .output()
+        .map_err(|e| format!("cargo metadata: cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("cargo metadata: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: not JSON: {e}"))?;
+    let mut names: Vec<String> = meta["packages"]
+        .as_array()
+        .ok_or("cargo metadata: no packages")?
+        .iter()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "test")))
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The targets of `all` that no mutant's killer runs: the loom ones
+/// (named loom*) when `loom`, else the others.
+pub fn other_tests<'a>(man: &Manifest, all: &'a [String], loom: bool) -> Vec<&'a str> {
+    let killers: Vec<&str> = man
+        .mutants
+        .iter()
+        .flat_map(|m| &m.killers)
+        .filter_map(Killer::test_target)
+        .collect();
+    all.iter()
+        .map(String::as_str)
+        .filter(|t| t.starts_with("loom") == loom && !killers.contains(t))
+        .collect()
+}
+
 /// The first panic or failed assertion in cargo test output.
 fn failure_reason(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
@@ -231,5 +271,25 @@ pub fn print_table(results: &[MutantResult]) {
     println!("{}", crate::table::render(&t));
     for n in notes {
         println!("  {n}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_other_tests_are_those_no_killer_runs() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let man = Manifest::load(&root.join("specs/manifest.json")).unwrap();
+        let all = test_targets(&root).unwrap();
+        assert!(all.len() > 40, "{all:?}");
+        let plain = other_tests(&man, &all, false);
+        let loom = other_tests(&man, &all, true);
+        // napi_trace and loom kill mutants; xskrx_bfs kills none
+        assert!(plain.contains(&"xskrx_bfs") && !plain.contains(&"napi_trace"), "{plain:?}");
+        assert!(!loom.contains(&"loom") && loom.iter().all(|t| t.starts_with("loom")), "{loom:?}");
+        let killed: usize = all.iter().filter(|t| !plain.contains(&t.as_str()) && !loom.contains(&t.as_str())).count();
+        assert!(killed >= 30, "{killed} targets run by killers");
     }
 }

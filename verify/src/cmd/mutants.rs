@@ -21,6 +21,13 @@ use crate::table;
 pub struct MutantArgs {
     /// Mutant ids (default: all)
     ids: Vec<String>,
+    /// Print, as cargo arguments (`--test NAME` ...), the workspace's test
+    /// targets no mutant's killer runs, and run nothing: `plain` the
+    /// others, `loom` the loom ones (named loom*). `make test` runs these
+    /// with cargo and leaves every killer's target to `ringlab verify`,
+    /// which runs it without a mutant first, so each test runs once.
+    #[arg(long, value_name = "KIND", conflicts_with = "ids")]
+    other_tests: Option<OtherTests>,
     #[command(flatten)]
     tlc: TlcArgs,
     #[command(flatten)]
@@ -35,8 +42,23 @@ struct MutantsDoc {
     ok: bool,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OtherTests {
+    Plain,
+    Loom,
+}
+
 pub fn run(a: &MutantArgs) -> Result<bool, String> {
     let (root, man) = load()?;
+    if let Some(kind) = a.other_tests {
+        let all = mutants::test_targets(&root)?;
+        let args: Vec<String> = mutants::other_tests(&man, &all, kind == OtherTests::Loom)
+            .iter()
+            .map(|t| format!("--test {t}"))
+            .collect();
+        println!("{}", args.join(" "));
+        return Ok(true);
+    }
     let chosen = mutants::select(&man, &a.ids)?;
     let models = run_models(&root, &man, &models_for(&man, &chosen), &a.tlc, &a.common)?;
     let results = run_mutants(&root, &chosen, &models, &a.common);

@@ -135,6 +135,19 @@ pub enum Killer {
 pub const CHAIN_PACKAGES: [&str; 2] = ["ringlab-kernel", "ringlab-tlc"];
 
 impl Killer {
+    /// The cargo test target this killer runs, if it runs one.
+    pub fn test_target(&self) -> Option<&str> {
+        match self {
+            Killer::Tlc { .. } | Killer::Proof { .. } => None,
+            Killer::Proptest { test, .. }
+            | Killer::Loom { test, .. }
+            | Killer::Threads { test, .. }
+            | Killer::Trace { test, .. }
+            | Killer::Diff { test, .. }
+            | Killer::Chain { test, .. } => Some(test),
+        }
+    }
+
     /// How the mutation matrix names this check.
     pub fn label(&self) -> String {
         match self {
