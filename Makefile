@@ -38,8 +38,12 @@ build: deps
 verify: build deps-mutants
 	$(RINGLAB) verify --kernel --rust-mutants 1
 
+# After the deep tier, distributed TLC (TLCServer and two TLCWorker JVMs
+# over loopback; safety only) must find the single-process run's and the
+# manifest's distinct states (docs/src/distributed-tlc.md).
 verify-deep: build
 	$(RINGLAB) verify --deep
+	$(RINGLAB) check --distributed 2 xsk-ring-comp4 xsk-ring-tx4
 
 check: build
 	$(RINGLAB) check

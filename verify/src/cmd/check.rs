@@ -32,6 +32,15 @@ pub struct CheckArgs {
     /// between two of its rows named on one line
     #[arg(long, value_name = "NAME")]
     actor: Option<String>,
+    /// Check the named models on TLC's TLCServer with this many TLCWorker
+    /// JVMs over loopback, then on one single-process TLC, and compare
+    /// outcomes and distinct states (with the manifest's too). Safety
+    /// only: a model with a PROPERTY is refused
+    #[arg(long, value_name = "WORKERS")]
+    distributed: Option<usize>,
+    /// With --distributed: seconds before every JVM is killed
+    #[arg(long, value_name = "SECONDS", default_value_t = 900, requires = "distributed")]
+    timeout: u64,
 }
 
 /// `ringlab check --json`.
@@ -53,6 +62,13 @@ pub fn run(a: &CheckArgs) -> Result<bool, String> {
         ));
     }
     let (root, man) = load()?;
+    if let Some(workers) = a.distributed {
+        if a.record || a.common.json || a.actor.is_some() || a.models.is_empty() {
+            return Err("--distributed takes model names only (no --record, --json or --actor), e.g. `ringlab check --distributed 2 xsk-ring-fill4`".into());
+        }
+        let models = check::select(&man, &a.models, a.tlc.deep)?;
+        return super::check_distributed::run(&root, &models, workers, a.timeout, a.common.quiet);
+    }
     let models = check::select(&man, &a.models, a.tlc.deep)?;
     if let Some(n) = &a.actor {
         if a.common.json || a.common.quiet {

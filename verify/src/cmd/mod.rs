@@ -3,6 +3,7 @@
 pub mod args;
 pub mod bench;
 pub mod check;
+pub mod check_distributed;
 pub mod chain;
 pub mod rx_chain;
 pub mod diff;

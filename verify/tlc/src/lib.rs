@@ -16,6 +16,7 @@
 
 pub mod check;
 pub mod coverage;
+pub mod distributed;
 pub mod explorer;
 pub mod limited;
 pub mod indices;
