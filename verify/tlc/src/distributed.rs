@@ -125,15 +125,7 @@ pub fn run(
             }
         }
     });
-    let err = child.stderr.take().expect("piped stderr");
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            s.push_str(&line);
-            s.push('\n');
-        }
-        s
-    });
+    let err_thread = crate::collect(child.stderr.take().expect("piped stderr"));
     jvms.children.push(child);
 
     let mut parser = Parser::new(&[]);
@@ -286,12 +278,7 @@ fn free_port() -> Result<u16, String> {
 
 /// A worker's last lines, for an error.
 fn tail(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    format!(":\n{}", lines[lines.len().saturating_sub(6)..].join("\n"))
+    crate::last_lines(log).map(|t| format!(":\n{t}")).unwrap_or_default()
 }
 
 /// The invariant the counterexample's last state breaks: single-process TLC

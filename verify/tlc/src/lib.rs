@@ -266,15 +266,7 @@ pub fn run(
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| tlc.start_error(e))?;
     let stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            s.push_str(&line);
-            s.push('\n');
-        }
-        s
-    });
+    let err_thread = collect(child.stderr.take().expect("piped stderr"));
     let mut parser = Parser::new(properties);
     for line in BufReader::new(stdout).lines() {
         let line = line.map_err(|e| format!("reading TLC output: {e}"))?;
@@ -560,6 +552,26 @@ fn parse_state(body: &[String]) -> Option<TraceState> {
         }
     }
     Some(TraceState { num, action, vars })
+}
+
+/// A thread reading `r` to its end (a child's stderr, so that the child
+/// never blocks on a full pipe); its text, line by line.
+pub(crate) fn collect(r: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    })
+}
+
+/// The last six lines of the file at `log` that are not blank, if any.
+pub(crate) fn last_lines(log: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    (!lines.is_empty()).then(|| lines[lines.len().saturating_sub(6)..].join("\n"))
 }
 
 #[cfg(test)]

@@ -197,12 +197,7 @@ impl Drop for Pool {
 
 /// The JVM's own last words, if it printed any.
 fn tail(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    format!(": {}", lines[lines.len().saturating_sub(6)..].join("\n"))
+    crate::last_lines(log).map(|t| format!(": {t}")).unwrap_or_default()
 }
 
 /// `base/classes` with the driver compiled by the javac beside `java` (or

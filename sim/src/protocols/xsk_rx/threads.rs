@@ -408,11 +408,11 @@ fn user_recv(a: &mut Actor, s: Sock) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The application until `stop`: its plan's steps, each release's end
+/// The application until the crew's stop flag: its plan's steps, each release's end
 /// after a grace period, fills and reads.
-fn application(a: &mut Actor, sh: &Shared, stop: &Stop, mut todo: Vec<(u32, Action)>, rng: &mut Rng) -> Result<(), String> {
+fn application(a: &mut Actor, sh: &Shared, mut todo: Vec<(u32, Action)>, rng: &mut Rng) -> Result<(), String> {
     let spec = a.sys.cfg.spec.clone();
-    while !stop.is_set() {
+    while !a.stop.is_set() {
         sh.wire.fetch_add(1, Ordering::Release);
         let now = a.sys.rxq.arrived();
         let mut i = 0;
@@ -483,11 +483,11 @@ fn round(cfg: &XskRxConfig, round: u64, r: &mut Report) -> Result<(), Failure> {
         .collect();
     let user = {
         let who = seed_of(seed, round, 0);
-        let (mut a, sh, stop) = (Actor::new(view(&sys), who, crew.stop()), sh.clone(), crew.stop());
+        let (mut a, sh) = (Actor::new(view(&sys), who, crew.stop()), sh.clone());
         let mut rng = Rng::new(who);
         let todo = plan(&cfg.spec, &mut rng);
         crew.spawn("application", move || {
-            application(&mut a, &sh, &stop, todo, &mut rng).map(|()| a)
+            application(&mut a, &sh, todo, &mut rng).map(|()| a)
         })
     };
     let cpus: Vec<Option<Actor>> = cpus.into_iter().map(|w| crew.join(w)).collect();
