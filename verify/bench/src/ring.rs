@@ -10,16 +10,16 @@
 //! empty) and the completion ring (the kernel's producer, which reserves
 //! what is free up to the batch; libxdp's consumer).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
-use ringlab_ring::{KernelCons, KernelProd, Ring, UserCons, UserProd};
+pub use ringlab_ring_pump::{expect, measure, out_of_order, ringlab_cq, ringlab_tx, Rx, Tx};
 
 use super::iouring_load;
 use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table};
 
+mod unchecked;
 mod xsk_peer;
 
 pub struct RingOpts {
@@ -40,189 +40,6 @@ impl RingOpts {
             rounds: if quick { 1 } else { 7 },
             run: Duration::from_millis(if quick { 30 } else { 150 }),
         }
-    }
-}
-
-/// The sending half: sends up to `n` entries `seq, seq + 1, ...`; returns
-/// how many it sent (0: full).
-pub trait Tx: Send + 'static {
-    fn send(&mut self, seq: u64, n: u32) -> u32;
-}
-
-/// The receiving half: takes up to `n` entries, each of which must be
-/// `*next` (then `*next` moves on); returns how many it took.
-pub trait Rx: Send + 'static {
-    fn recv(&mut self, n: u32, next: &mut u64) -> u32;
-}
-
-#[inline]
-fn expect(v: u64, next: &mut u64) {
-    if v != *next {
-        out_of_order(v, *next);
-    }
-    *next += 1;
-}
-
-#[cold]
-#[inline(never)]
-fn out_of_order(v: u64, want: u64) -> ! {
-    panic!("ring bench: received {v}, expected {want}")
-}
-
-type Mem = Arc<Ring<u64>>;
-
-/// The array a consumer copies a batch out to: the kernel's pool->tx_descs,
-/// the application's array of completed addresses. Producers store in
-/// place (write_with).
-fn buffer(size: u32) -> Vec<u64> {
-    vec![0; size as usize]
-}
-
-/// The tx ring's pairing: libxdp produces, the kernel consumes.
-pub struct TxProd(UserProd<Mem>);
-pub struct TxCons(KernelCons<Mem>, Vec<u64>);
-/// The completion ring's pairing: the kernel produces, libxdp consumes.
-pub struct CqProd(KernelProd<Mem>);
-pub struct CqCons(UserCons<Mem>, Vec<u64>);
-
-pub fn ringlab_tx(size: u32) -> (TxProd, TxCons) {
-    let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
-    // Safety: one handle per side, both following the ring protocol.
-    unsafe { (TxProd(UserProd::new(ring.clone())), TxCons(KernelCons::new(ring), buffer(size))) }
-}
-
-pub fn ringlab_cq(size: u32) -> (CqProd, CqCons) {
-    let ring = Arc::new(Ring::new(size, 0, 0u64).expect("a power-of-two size"));
-    // Safety: one handle per side, both following the ring protocol.
-    unsafe { (CqProd(KernelProd::new(ring.clone())), CqCons(UserCons::new(ring), buffer(size))) }
-}
-
-fn check_all(entries: &[u64], next: &mut u64) {
-    for &v in entries {
-        expect(v, next);
-    }
-}
-
-// Each ringlab handle's one-entry path is kept small (the batch path is
-// out of line), so that it inlines into the sending or receiving loop as
-// rtrb's push and pop do.
-
-impl Tx for TxProd {
-    #[inline]
-    fn send(&mut self, seq: u64, n: u32) -> u32 {
-        if n > 1 {
-            return self.send_batch(seq, n);
-        }
-        let Some(idx) = self.0.reserve(1) else { return 0 };
-        self.0.write(idx, seq);
-        self.0.submit(1);
-        1
-    }
-}
-
-impl TxProd {
-    #[inline(never)]
-    fn send_batch(&mut self, seq: u64, n: u32) -> u32 {
-        let Some(idx) = self.0.reserve(n) else { return 0 };
-        // in place, as an application fills its tx descriptors
-        self.0.write_with(idx, n, |i| seq + i as u64);
-        self.0.submit(n);
-        n
-    }
-}
-
-impl Rx for TxCons {
-    #[inline]
-    fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
-        if n > 1 {
-            return self.recv_batch(n, next);
-        }
-        // xskq_cons_peek_desc + xskq_cons_release: ->consumer is
-        // published when a peek finds the cache empty.
-        let Some(v) = self.0.peek_entry() else { return 0 };
-        expect(v, next);
-        self.0.release();
-        1
-    }
-}
-
-impl TxCons {
-    /// xsk_tx_peek_release_desc_batch: nb_entries, read, release, publish.
-    #[inline(never)]
-    fn recv_batch(&mut self, n: u32, next: &mut u64) -> u32 {
-        let c = &mut self.0;
-        let k = c.nb_entries(n);
-        if k == 0 {
-            return 0;
-        }
-        let out = &mut self.1[..k as usize];
-        c.read_batch(c.cached_cons(), out);
-        check_all(out, next);
-        c.release_n(k);
-        c.publish();
-        k
-    }
-}
-
-impl Tx for CqProd {
-    #[inline]
-    fn send(&mut self, seq: u64, n: u32) -> u32 {
-        if n > 1 {
-            return self.send_batch(seq, n);
-        }
-        if self.0.reserve_addr(seq).is_err() {
-            return 0;
-        }
-        self.0.submit();
-        1
-    }
-}
-
-impl CqProd {
-    #[inline(never)]
-    fn send_batch(&mut self, seq: u64, n: u32) -> u32 {
-        let p = &mut self.0;
-        let k = p.reserve_n(n);
-        if k == 0 {
-            return 0;
-        }
-        // in place, as the loop of xskq_prod_write_addr_batch() stores
-        p.write_with(p.cached_prod().wrapping_sub(k), k, |i| seq + i as u64);
-        p.submit();
-        k
-    }
-}
-
-impl Rx for CqCons {
-    #[inline]
-    fn recv(&mut self, n: u32, next: &mut u64) -> u32 {
-        if n > 1 {
-            return self.recv_batch(n, next);
-        }
-        let (k, idx) = self.0.peek(1);
-        if k == 0 {
-            return 0;
-        }
-        expect(self.0.read(idx), next);
-        self.0.release(1);
-        1
-    }
-}
-
-impl CqCons {
-    #[inline(never)]
-    fn recv_batch(&mut self, n: u32, next: &mut u64) -> u32 {
-        let (k, idx) = self.0.peek(n);
-        if k == 0 {
-            return 0;
-        }
-        // copied out at once (read_with, one by one in place, keeps the
-        // slots' lines longer from the producer)
-        let out = &mut self.1[..k as usize];
-        self.0.read_batch(idx, out);
-        check_all(out, next);
-        self.0.release(k);
-        k
     }
 }
 
@@ -328,81 +145,27 @@ impl Rx for Xbeam {
     }
 }
 
-/// Pins the calling thread to `cpu`, if the machine has it.
-fn pin(cpu: usize) {
-    if std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) <= cpu {
-        return;
-    }
-    // Safety: a zeroed cpu_set_t is empty; CPU_SET stays within it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
+/// The peers of one batch size, in the table's order. "no checks": the
+/// same handles built with their protocol checks compiled out (unchecked.rs).
+const PEERS: [&str; 7] = ["ringlab tx", "ringlab cq", "libxdp", "rtrb", "crossbeam", "tx no checks", "cq no checks"];
 
-/// Sends for `run` from one thread, receives on another (pinned to CPUs 0
-/// and 1 when there are two), and returns entries per second as the
-/// receiver saw them: from the common start until it has every entry sent.
-pub fn measure<T: Tx, R: Rx>(mut tx: T, mut rx: R, batch: u32, run: Duration) -> f64 {
-    let stop = Arc::new(AtomicBool::new(false));
-    let total = Arc::new(AtomicU64::new(u64::MAX));
-    let start = Arc::new(Barrier::new(3));
-    let producer = {
-        let (stop, total, start) = (stop.clone(), total.clone(), start.clone());
-        std::thread::spawn(move || {
-            pin(0);
-            start.wait();
-            let mut seq = 0u64;
-            // At least one entry, even when this thread first runs after
-            // `run` is over (a loaded machine): a rate needs a delivery.
-            while seq == 0 || !stop.load(Ordering::Relaxed) {
-                let n = tx.send(seq, batch);
-                if n == 0 {
-                    std::hint::spin_loop();
-                }
-                seq += n as u64;
-            }
-            total.store(seq, Ordering::Release);
-        })
-    };
-    let consumer = {
-        let (total, start) = (total.clone(), start.clone());
-        std::thread::spawn(move || {
-            pin(1);
-            start.wait();
-            let t0 = Instant::now();
-            let mut next = 0u64;
-            loop {
-                if rx.recv(batch, &mut next) == 0 {
-                    let t = total.load(Ordering::Acquire);
-                    if t == next {
-                        break;
-                    }
-                    std::hint::spin_loop();
-                }
-            }
-            (next, t0.elapsed())
-        })
-    };
-    start.wait();
-    std::thread::sleep(run);
-    stop.store(true, Ordering::Relaxed);
-    producer.join().expect("ring bench producer");
-    let (n, took) = consumer.join().expect("ring bench consumer");
-    n as f64 / took.as_secs_f64().max(1e-9)
-}
-
-/// The peers of one batch size, in the table's order.
-const PEERS: [&str; 5] = ["ringlab tx", "ringlab cq", "libxdp", "rtrb", "crossbeam"];
-
-/// Whether `peer` can run in this build (libxdp's needs its header).
+/// Whether `peer` can run here (libxdp's needs its header, the unchecked
+/// build cargo and the source tree).
 fn built(peer: &str) -> bool {
-    peer != "libxdp" || xsk_peer::skipped().is_none()
+    match peer {
+        "libxdp" => xsk_peer::skipped().is_none(),
+        "tx no checks" | "cq no checks" => unchecked::pump().is_ok(),
+        _ => true,
+    }
 }
 
 fn one(peer: &str, size: u32, batch: u32, run: Duration) -> f64 {
     match (peer, batch) {
+        ("tx no checks" | "cq no checks", _) => {
+            let pump = unchecked::pump().expect("built() said the unchecked pump runs");
+            let side = &peer[..2];
+            pump.measure(side, size, batch, run).unwrap_or_else(|e| panic!("ring bench, {peer}: {e}"))
+        }
         #[cfg(libxdp_ring)]
         ("libxdp", _) => {
             let (p, c) = xsk_peer::pair(size).expect("the ring bench's sizes are powers of two");
@@ -460,21 +223,28 @@ pub fn bench(o: &RingOpts, progress: bool) -> Table {
             col("libxdp", "libxdp", Fmt::Rate),
             col("rtrb", "rtrb", Fmt::Rate),
             col("crossbeam", "crossbeam", Fmt::Rate),
+            col("ringlab_tx_unchecked", "tx no checks", Fmt::Rate),
+            col("ringlab_cq_unchecked", "cq no checks", Fmt::Rate),
             col("tx_vs_libxdp", "tx/libxdp", Fmt::Ratio),
             col("cq_vs_libxdp", "cq/libxdp", Fmt::Ratio),
             col("tx_vs_rtrb", "tx/rtrb", Fmt::Ratio),
             col("cq_vs_rtrb", "cq/rtrb", Fmt::Ratio),
             col("tx_vs_crossbeam", "tx/xbeam", Fmt::Ratio),
             col("cq_vs_crossbeam", "cq/xbeam", Fmt::Ratio),
+            col("tx_unchecked_vs_libxdp", "tx nc/libxdp", Fmt::Ratio),
+            col("cq_unchecked_vs_libxdp", "cq nc/libxdp", Fmt::Ratio),
+            col("tx_unchecked_vs_rtrb", "tx nc/rtrb", Fmt::Ratio),
+            col("cq_unchecked_vs_rtrb", "cq nc/rtrb", Fmt::Ratio),
         ],
     );
-    // per pairing (tx, cq): every batched row at least rtrb's chunks; and
-    // the goals against libxdp (libxdp_goal)
-    let mut batched_ok = [true, true];
-    let mut libxdp_ok = [true, true];
+    // per pairing (tx, cq, tx no checks, cq no checks): every batched
+    // row at least rtrb's chunks; and the goals against libxdp
+    // (libxdp_goal)
+    let mut batched_ok = [true; 4];
+    let mut libxdp_ok = [true; 4];
     for (b, &batch) in o.batches.iter().enumerate() {
         let m: Vec<Option<f64>> = samples[b].iter().map(|s| median(s)).collect();
-        let [tx, cq, lx, rt, xb] = [&samples[b][0], &samples[b][1], &samples[b][2], &samples[b][3], &samples[b][4]];
+        let [tx, cq, lx, rt, xb, txn, cqn] = [0, 1, 2, 3, 4, 5, 6].map(|p| &samples[b][p]);
         let r = [
             paired_ratio(tx, lx),
             paired_ratio(cq, lx),
@@ -482,13 +252,17 @@ pub fn bench(o: &RingOpts, progress: bool) -> Table {
             paired_ratio(cq, rt),
             paired_ratio(tx, xb),
             paired_ratio(cq, xb),
+            paired_ratio(txn, lx),
+            paired_ratio(cqn, lx),
+            paired_ratio(txn, rt),
+            paired_ratio(cqn, rt),
         ];
-        for (ok, ours) in batched_ok.iter_mut().zip([r[2], r[3]]) {
+        for (ok, ours) in batched_ok.iter_mut().zip([r[2], r[3], r[8], r[9]]) {
             if batch > 1 && !ours.is_some_and(|r| r >= 1.0) {
                 *ok = false;
             }
         }
-        for (ok, ours) in libxdp_ok.iter_mut().zip([r[0], r[1]]) {
+        for (ok, ours) in libxdp_ok.iter_mut().zip([r[0], r[1], r[6], r[7]]) {
             if !ours.is_some_and(|r| r >= libxdp_goal(batch)) {
                 *ok = false;
             }
@@ -511,19 +285,24 @@ pub fn bench(o: &RingOpts, progress: bool) -> Table {
         o.rounds,
         o.run.as_millis()
     ));
+    let unchecked = unchecked::pump().err();
+    match unchecked {
+        None => t.note("no checks: the same handles built apart with --cfg ringlab_unchecked (verify/bench/pump), their protocol checks compiled out; tests keep them"),
+        Some(why) => t.note(format!("SKIP no checks: {why}")),
+    }
     let yes = |b: bool| if b { "yes" } else { "no" };
-    t.note(format!(
-        "batched ringlab >= rtrb chunks: tx {}, cq {}",
-        yes(batched_ok[0]),
-        yes(batched_ok[1])
-    ));
+    let both = |ok: &[bool; 4], i: usize| match unchecked {
+        None => format!("{} ({} with checks)", yes(ok[i + 2]), yes(ok[i])),
+        Some(_) => format!("{} with checks", yes(ok[i])),
+    };
+    t.note(format!("batched ringlab >= rtrb chunks: tx {}, cq {}", both(&batched_ok, 0), both(&batched_ok, 1)));
     if xsk_peer::skipped().is_none() {
         t.note(format!(
             "ringlab >= {:.1}x libxdp at batch 1 and >= {:.1}x above: tx {}, cq {}",
             libxdp_goal(1),
             libxdp_goal(2),
-            yes(libxdp_ok[0]),
-            yes(libxdp_ok[1])
+            both(&libxdp_ok, 0),
+            both(&libxdp_ok, 1)
         ));
     }
     t.note(format!("before: {}; after: {}", iouring_load::line(&before), iouring_load::line(&after)));
@@ -532,7 +311,7 @@ pub fn bench(o: &RingOpts, progress: bool) -> Table {
     }
     t.chart = Some(ChartSpec {
         label: "batch",
-        series: vec!["ringlab_tx", "ringlab_cq", "libxdp", "rtrb", "crossbeam"],
+        series: vec!["ringlab_tx", "ringlab_cq", "libxdp", "rtrb", "crossbeam", "ringlab_tx_unchecked", "ringlab_cq_unchecked"],
         unit: "entries per second by batch size (longer is faster)".into(),
         skip_prefix: None,
     });
@@ -572,10 +351,12 @@ mod tests {
         let o = RingOpts { size: 64, batches: vec![1, 16], rounds: 1, run: Duration::from_millis(5) };
         let t = bench(&o, false);
         assert_eq!(t.rows.len(), 2);
-        let libxdp: Vec<usize> = ["libxdp", "tx_vs_libxdp", "cq_vs_libxdp"].iter().map(|k| t.index(k).unwrap()).collect();
+        let col = |keys: &[&str]| keys.iter().map(|k| t.index(k).unwrap()).collect::<Vec<usize>>();
+        let libxdp = col(&["libxdp", "tx_vs_libxdp", "cq_vs_libxdp", "tx_unchecked_vs_libxdp", "cq_unchecked_vs_libxdp"]);
+        let nc = col(&["ringlab_tx_unchecked", "ringlab_cq_unchecked", "tx_unchecked_vs_libxdp", "cq_unchecked_vs_libxdp", "tx_unchecked_vs_rtrb", "cq_unchecked_vs_rtrb"]);
         for r in &t.rows {
             for (i, v) in r.iter().enumerate().skip(1) {
-                if libxdp.contains(&i) && !built("libxdp") {
+                if (libxdp.contains(&i) && !built("libxdp")) || (nc.contains(&i) && !built("tx no checks")) {
                     assert_eq!(v, &Val::None, "no libxdp figure without the peer");
                 } else {
                     assert!(matches!(v, Val::Num(x) if x.is_finite() && *x > 0.0), "{v:?}");
