@@ -4,3 +4,4 @@
 pub mod cmd;
 pub mod mutants;
 pub mod table;
+pub mod test_bins;

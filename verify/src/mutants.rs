@@ -7,111 +7,99 @@
 //!
 //! Every mutant is compiled in behind ringlab-mutant's switch (the
 //! packages' `mutants` feature): a test target is built once, run once
-//! without RINGLAB_MUTANT as its baseline and once per mutant with it.
+//! without RINGLAB_MUTANT as its baseline and once per mutant with it,
+//! several runs at once (crate::test_bins).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-
 use ringlab_prove as prove;
 pub use ringlab_results::mutants::{CheckRun, Kill, MutantResult};
 use ringlab_tlc::check::ModelResult;
 use ringlab_tlc::manifest::{Killer, Manifest, Mutant, CHAIN_PACKAGES};
+use ringlab_tlc::parallel::in_parallel;
 
-/// Runs cargo test targets of the simulator, with and without a mutant.
-pub struct CargoRunner<'a> {
-    root: &'a Path,
-    baselines: HashMap<(bool, &'static str, String), Result<(), String>>,
-    pub verbose: bool,
+use crate::test_bins::{self, Ran, Target};
+
+/// The test target a Rust killer runs and the mutant it switches on;
+/// None for TLC models and proofs.
+fn cargo_check(k: &Killer) -> Option<Result<(Target, &str), String>> {
+    let t = |loom, package: &str, test: &str| Target { loom, package: package.into(), test: test.into() };
+    Some(Ok(match k {
+        Killer::Tlc { .. } | Killer::Proof { .. } => return None,
+        Killer::Proptest { feature, test } | Killer::Threads { feature, test } => (t(false, "ringlab-sim", test), feature.as_str()),
+        Killer::Loom { feature, test } => (t(true, "ringlab-sim", test), feature.as_str()),
+        // The trace checks run TLC: they live with it, in ringlab-tlc.
+        Killer::Trace { feature, test } => (t(false, "ringlab-tlc", test), feature.as_str()),
+        Killer::Diff { feature, test } => (t(false, "ringlab-kernel", test), feature.as_str()),
+        // The chain's checks take the wrong model from ringlab-model.
+        Killer::Chain { feature, test, package } => match CHAIN_PACKAGES.iter().find(|p| **p == package.as_str()) {
+            Some(p) => (t(false, p, test), feature.as_str()),
+            None => return Some(Err(format!("a chain check cannot run in {package}"))),
+        },
+    }))
 }
 
-impl<'a> CargoRunner<'a> {
-    pub fn new(root: &'a Path) -> Self {
-        CargoRunner { root, baselines: HashMap::new(), verbose: false }
+/// What each Rust killer did against its mutant, by (target, mutant).
+pub struct RustChecks(HashMap<(Target, String), (Kill, String, f64)>);
+
+impl RustChecks {
+    /// Builds every target the chosen mutants' killers name, runs each
+    /// without a mutant, then each killer with its mutant, `jobs` at once.
+    pub fn run(root: &Path, chosen: &[&Mutant], jobs: usize, progress: bool) -> RustChecks {
+        let mut runs: Vec<(Target, String, String)> = Vec::new();
+        for k in chosen.iter().flat_map(|m| &m.killers) {
+            if let Some(Ok((t, f))) = cargo_check(k) {
+                if !runs.iter().any(|(rt, rf, _)| *rt == t && rf == f) {
+                    runs.push((t, f.to_string(), k.label()));
+                }
+            }
+        }
+        let mut targets: Vec<Target> = runs.iter().map(|(t, _, _)| t.clone()).collect();
+        targets.sort();
+        targets.dedup();
+        let built = test_bins::build(root, &targets, progress);
+        let baselines: Vec<Result<(), String>> = in_parallel(&targets, jobs, |t| {
+            let r = built[t].as_ref().map_err(Clone::clone).and_then(|b| match test_bins::run(b, None)? {
+                Ran::Passed => Ok(()),
+                Ran::Failed(text) => Err(format!("{}: fails without any mutant: {}", t.shown(None), failure_reason(&text))),
+            });
+            if let (Err(e), true) = (&r, progress) {
+                eprintln!("  baseline {e}");
+            }
+            r
+        });
+        let baseline: HashMap<&Target, &Result<(), String>> = targets.iter().zip(&baselines).collect();
+        let results = in_parallel(&runs, jobs, |(t, f, label)| {
+            let start = Instant::now();
+            let (kill, detail) = match (baseline[t], &built[t]) {
+                (Err(e), _) => (Kill::Error, format!("baseline: {e}")),
+                (Ok(()), Err(e)) => (Kill::Error, e.clone()),
+                (Ok(()), Ok(b)) => match test_bins::run(b, Some(f)) {
+                    Ok(Ran::Failed(text)) => (Kill::Killed, failure_reason(&text)),
+                    Ok(Ran::Passed) => (Kill::Survived, "all tests passed with the mutant in".into()),
+                    Err(e) => (Kill::Error, format!("{}: {e}", t.shown(Some(f)))),
+                },
+            };
+            let secs = start.elapsed().as_secs_f64();
+            if progress {
+                eprintln!("  {:<34} {:<40} {kill:?} ({secs:.1}s)", f.strip_prefix("mutant-").unwrap_or(f), label);
+            }
+            (kill, detail, secs)
+        });
+        RustChecks(runs.into_iter().map(|(t, f, _)| (t, f)).zip(results).collect())
     }
 
-    fn command(&self, loom: bool, package: &str, feature: Option<&str>, test: &str) -> Command {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut c = Command::new(cargo);
-        c.current_dir(self.root)
-            .args(["test", "-p", package, "--features", "mutants", "--test", test]);
-        // loom explores thousands of interleavings: optimise it. The others
-        // keep the test profile, whose overflow checks catch wrapping-add.
-        if loom {
-            c.arg("--release");
-        }
-        match feature {
-            Some(f) => c.env(ringlab_mutant::ENV, f),
-            None => c.env_remove(ringlab_mutant::ENV),
-        };
-        if loom {
-            c.env("RUSTFLAGS", "--cfg loom")
-                .env("CARGO_TARGET_DIR", self.root.join("target/loom"));
-        } else {
-            c.env_remove("RUSTFLAGS");
-        }
-        c
-    }
-
-    /// Ok(true) failed as a test, Ok(false) passed, Err a build or run error.
-    fn run(&self, loom: bool, package: &str, feature: Option<&str>, test: &str) -> Result<(bool, String), String> {
-        let mut cmd = self.command(loom, package, feature, test);
-        let shown = format!(
-            "{}{}cargo test{} -p {package} --features mutants --test {test}",
-            feature.map(|f| format!("{}={f} ", ringlab_mutant::ENV)).unwrap_or_default(),
-            if loom { "RUSTFLAGS='--cfg loom' " } else { "" },
-            if loom { " --release" } else { "" },
-        );
-        if self.verbose {
-            eprintln!("    $ {shown}");
-        }
-        let out = cmd.output().map_err(|e| format!("{shown}: cannot run cargo: {e}"))?;
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if out.status.success() {
-            return Ok((false, String::new()));
-        }
-        let built = text.contains("Running ") || text.contains("running ");
-        if !built || text.contains("could not compile") {
-            let tail: Vec<_> = text.lines().filter(|l| l.starts_with("error")).take(5).collect();
-            return Err(format!("{shown}: did not build: {}", tail.join(" | ")));
-        }
-        Ok((true, failure_reason(&text)))
-    }
-
-    fn baseline(&mut self, loom: bool, package: &'static str, test: &str) -> Result<(), String> {
-        let key = (loom, package, test.to_string());
-        if let Some(r) = self.baselines.get(&key) {
-            return r.clone();
-        }
-        let r = match self.run(loom, package, None, test) {
-            Ok((false, _)) => Ok(()),
-            Ok((true, why)) => Err(format!("fails without any mutant: {why}")),
-            Err(e) => Err(e),
-        };
-        self.baselines.insert(key, r.clone());
-        r
-    }
-
-    /// A check of the simulator (`ringlab-sim`) or, for the differential
-    /// campaign, of the live-kernel harness (`ringlab-kernel`).
-    pub fn kill(&mut self, loom: bool, feature: &str, test: &str) -> (Kill, String) {
-        self.kill_in(loom, "ringlab-sim", feature, test)
-    }
-
-    pub fn kill_in(&mut self, loom: bool, package: &'static str, feature: &str, test: &str) -> (Kill, String) {
-        if let Err(e) = self.baseline(loom, package, test) {
-            return (Kill::Error, format!("baseline: {e}"));
-        }
-        match self.run(loom, package, Some(feature), test) {
-            Ok((true, why)) => (Kill::Killed, why),
-            Ok((false, _)) => (Kill::Survived, "all tests passed with the mutant in".into()),
-            Err(e) => (Kill::Error, e),
+    fn get(&self, k: &Killer) -> (Kill, String, Option<f64>) {
+        match cargo_check(k) {
+            None => (Kill::Error, format!("{} is not a Rust check", k.label()), None),
+            Some(Err(e)) => (Kill::Error, e, None),
+            Some(Ok((t, f))) => match self.0.get(&(t, f.to_string())) {
+                Some((kill, detail, secs)) => (kill.clone(), detail.clone(), Some(*secs)),
+                None => (Kill::Error, format!("{} was not run", k.label()), None),
+            },
         }
     }
 }
@@ -173,58 +161,30 @@ fn failure_reason(text: &str) -> String {
         .unwrap_or_else(|| "tests failed".into())
 }
 
-pub fn run_mutant(
-    mu: &Mutant,
-    models: &HashMap<String, ModelResult>,
-    cargo: &mut CargoRunner,
-    progress: bool,
-) -> MutantResult {
+pub fn run_mutant(mu: &Mutant, models: &HashMap<String, ModelResult>, rust: &RustChecks, progress: bool) -> MutantResult {
     let mut checks = Vec::new();
     for k in &mu.killers {
         let t = Instant::now();
-        let (result, detail) = match k {
-            Killer::Tlc { model } => match models.get(model) {
-                Some(r) if r.ok() => (Kill::Killed, format!("TLC: {}", r.outcome)),
-                Some(r) if r.error.is_some() => (Kill::Error, format!("TLC did not finish: {}", r.outcome)),
-                Some(r) => (Kill::Survived, format!("TLC: {} (expected {})", r.outcome, r.expected)),
-                None => (Kill::Error, format!("model {model} was not run")),
-            },
-            Killer::Proof { proof } => match prove::by_name(proof) {
-                None => (Kill::Error, format!("no proof named {proof}")),
-                Some(p) => {
-                    let r = prove::run(&p);
-                    match &r.outcome {
-                        prove::Outcome::Refuted { counterexample } => (
-                            Kill::Killed,
-                            format!(
-                                "refuted: {}",
-                                counterexample
-                                    .iter()
-                                    .map(|(n, v)| format!("{n}={v:#x}"))
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            ),
-                        ),
-                        prove::Outcome::Proved => (Kill::Survived, "proved".into()),
-                        prove::Outcome::Unknown(why) => (Kill::Error, format!("z3: unknown ({why})")),
-                    }
-                }
-            },
-            Killer::Proptest { feature, test } => cargo.kill(false, feature, test),
-            // The trace checks run TLC: they live with it, in ringlab-tlc.
-            Killer::Trace { feature, test } => cargo.kill_in(false, "ringlab-tlc", feature, test),
-            Killer::Loom { feature, test } => cargo.kill(true, feature, test),
-            Killer::Threads { feature, test } => cargo.kill(false, feature, test),
-            Killer::Diff { feature, test } => cargo.kill_in(false, "ringlab-kernel", feature, test),
-            // The chain's checks take the wrong model from ringlab-model.
-            Killer::Chain { feature, test, package } => match CHAIN_PACKAGES.iter().find(|p| **p == package.as_str()) {
-                Some(p) => cargo.kill_in(false, p, feature, test),
-                None => (Kill::Error, format!("a chain check cannot run in {package}")),
-            },
+        let (result, detail, secs) = match k {
+            Killer::Tlc { model } => {
+                let (kill, detail) = match models.get(model) {
+                    Some(r) if r.ok() => (Kill::Killed, format!("TLC: {}", r.outcome)),
+                    Some(r) if r.error.is_some() => (Kill::Error, format!("TLC did not finish: {}", r.outcome)),
+                    Some(r) => (Kill::Survived, format!("TLC: {} (expected {})", r.outcome, r.expected)),
+                    None => (Kill::Error, format!("model {model} was not run")),
+                };
+                (kill, detail, None)
+            }
+            Killer::Proof { proof } => {
+                let (kill, detail) = proof_kill(proof);
+                (kill, detail, None)
+            }
+            _ => rust.get(k),
         };
-        let run = CheckRun { check: k.label(), result, detail, seconds: t.elapsed().as_secs_f64() };
-        if progress {
-            eprintln!("  {:<22} {:<40} {:?} ({:.1}s)", mu.id, run.check, run.result, run.seconds);
+        let run = CheckRun { check: k.label(), result, detail, seconds: secs.unwrap_or_else(|| t.elapsed().as_secs_f64()) };
+        // The Rust checks said so as each ended.
+        if progress && secs.is_none() {
+            eprintln!("  {:<34} {:<40} {:?} ({:.1}s)", mu.id, run.check, run.result, run.seconds);
         }
         checks.push(run);
     }
@@ -241,6 +201,24 @@ pub fn run_mutant(
             .map(|c| c.check.clone())
             .collect(),
         checks,
+    }
+}
+
+/// A proof kills its mutant when z3 refutes it.
+fn proof_kill(proof: &str) -> (Kill, String) {
+    match prove::by_name(proof) {
+        None => (Kill::Error, format!("no proof named {proof}")),
+        Some(p) => match &prove::run(&p).outcome {
+            prove::Outcome::Refuted { counterexample } => (
+                Kill::Killed,
+                format!(
+                    "refuted: {}",
+                    counterexample.iter().map(|(n, v)| format!("{n}={v:#x}")).collect::<Vec<_>>().join(" ")
+                ),
+            ),
+            prove::Outcome::Proved => (Kill::Survived, "proved".into()),
+            prove::Outcome::Unknown(why) => (Kill::Error, format!("z3: unknown ({why})")),
+        },
     }
 }
 

@@ -27,6 +27,7 @@ pub struct TlcArgs {
     pub workers: usize,
     /// Models checked at once, each its own TLC (0: one per core). A JVM
     /// starting up is most of a small model's time; two cores run two.
+    /// The mutants' Rust checks run this many test binaries at once too
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
     /// Include the deep tier (bigger rings; minutes, not seconds)

@@ -14,7 +14,7 @@ use ringlab_tlc::manifest::{Killer, Manifest, Model, Mutant};
 
 use super::args::{load, to_json, Common, TlcArgs};
 use super::check::run_models;
-use crate::mutants::{self, CargoRunner};
+use crate::mutants::{self, RustChecks};
 use crate::table;
 
 #[derive(Args)]
@@ -61,7 +61,7 @@ pub fn run(a: &MutantArgs) -> Result<bool, String> {
     }
     let chosen = mutants::select(&man, &a.ids)?;
     let models = run_models(&root, &man, &models_for(&man, &chosen), &a.tlc, &a.common)?;
-    let results = run_mutants(&root, &chosen, &models, &a.common);
+    let results = run_mutants(&root, &chosen, &models, a.tlc.jobs, &a.common);
     let ok = results.iter().all(MutantResult::ok);
     if a.common.json {
         let mutants = results.iter().map(MutantDoc::from).collect();
@@ -88,9 +88,10 @@ fn models_for<'a>(man: &'a Manifest, chosen: &[&Mutant]) -> Vec<&'a Model> {
     needed
 }
 
-pub fn run_mutants(root: &Path, chosen: &[&Mutant], models: &[ModelResult], c: &Common) -> Vec<MutantResult> {
+/// Every chosen mutant against its killers: the TLC models already run,
+/// the proofs, and the Rust checks, `jobs` test runs at once (0: one per core).
+pub fn run_mutants(root: &Path, chosen: &[&Mutant], models: &[ModelResult], jobs: usize, c: &Common) -> Vec<MutantResult> {
     let by_name: HashMap<String, ModelResult> = models.iter().map(|m| (m.name.clone(), m.clone())).collect();
-    let mut cargo = CargoRunner::new(root);
-    cargo.verbose = !c.quiet;
-    chosen.iter().map(|mu| mutants::run_mutant(mu, &by_name, &mut cargo, !c.quiet)).collect()
+    let rust = RustChecks::run(root, chosen, ringlab_tlc::parallel::jobs(jobs), !c.quiet);
+    chosen.iter().map(|mu| mutants::run_mutant(mu, &by_name, &rust, !c.quiet)).collect()
 }

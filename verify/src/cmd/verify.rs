@@ -57,7 +57,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let thresholds = clock.time("thresholds", || run_thresholds(&root, &man, &a.tlc, &a.common))?;
     let presults = clock.time("proofs", || run_proofs(&[], &a.common))?;
     let all: Vec<_> = man.mutants.iter().collect();
-    let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, &a.common));
+    let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, a.tlc.jobs, &a.common));
     let mutation = clock.time("mutation sample", || {
         (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults))
     });
@@ -123,6 +123,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
         }
         println!("\n{}, {iouring_line}", summary(&doc));
         println!("{}", timing(&doc.seconds));
+        println!("{}", performance(&doc));
         println!("{}", table::closing("verify", &flags));
         // what failed, last, where CI logs are read from the end
         for p in doc.problems().iter().filter(|_| !doc.ok) {
@@ -166,6 +167,33 @@ impl Clock {
 pub fn timing(seconds: &[(String, f64)]) -> String {
     let parts: Vec<String> = seconds.iter().map(|(s, t)| format!("{s} {t:.0} s")).collect();
     format!("time: {}, total {:.0} s", parts.join(", "), seconds.iter().map(|(_, t)| t).sum::<f64>())
+}
+
+/// "performance: ...": the run's own rates, one line (`ringlab bench`
+/// measures them apart, against peers).
+pub fn performance(d: &VerifyDoc) -> String {
+    let secs = |name: &str| d.seconds.iter().find(|(s, _)| s == name).map_or(0.0, |(_, t)| *t);
+    let rate = |n: f64, s: f64| if s > 0.0 { format!("{:.0}/s", n / s) } else { "-".into() };
+    let states: u64 = d.models.iter().filter_map(|m| m.distinct_states).sum();
+    let mut parts = vec![format!(
+        "TLC {states} distinct states over {} models in {:.0} s ({})",
+        d.models.len(),
+        secs("models"),
+        rate(states as f64, secs("models"))
+    )];
+    if let ringlab_results::verify::DiffSection::Ran { campaign: c } = &d.diff {
+        let chain: f64 = c.chain.iter().chain(&c.rx_chain).map(|x| x.seconds).sum();
+        parts.push(format!(
+            "live diff {} scenarios in {:.1} s ({}), its TLC chains {:.0} s",
+            c.scenarios,
+            c.seconds,
+            rate(c.scenarios as f64, c.seconds),
+            chain
+        ));
+    }
+    let rust = d.mutants.iter().flat_map(|m| &m.result.checks).filter(|c| !c.check.starts_with("tlc:") && !c.check.starts_with("proof:")).count();
+    parts.push(format!("mutants {} with {rust} Rust checks in {:.0} s", d.mutants.len(), secs("mutants")));
+    format!("performance: {}", parts.join("; "))
 }
 
 /// The line above verify's closing line: every section's count.
