@@ -37,6 +37,7 @@ build: deps
 # kernel-vm-test); the first run builds three kernels, later runs reuse them.
 verify: build deps-mutants
 	$(RINGLAB) verify --kernel --rust-mutants 1
+	$(RINGLAB) diff --kernels host,vm:6.12 --scenarios 500 --seed 1
 
 # After the deep tier, distributed TLC (TLCServer and two TLCWorker JVMs
 # over loopback; safety only) must find the single-process run's and the
@@ -44,6 +45,7 @@ verify: build deps-mutants
 verify-deep: build
 	$(RINGLAB) verify --deep
 	$(RINGLAB) check --distributed 2 xsk-ring-comp4 xsk-ring-tx4
+	$(RINGLAB) diff --kernels host,vm:6.12 --scenarios 5000 --seed 1
 
 check: build
 	$(RINGLAB) check

@@ -84,6 +84,9 @@ pub struct Opts {
     pub stop_after: Option<usize>,
     /// Workers, each with a sandbox of its own (0: one per core).
     pub jobs: usize,
+    /// Keep every scenario's kernel observations (`Summary::observed`),
+    /// for a comparison with another kernel's (`ringlab diff --kernels`).
+    pub observe: bool,
 }
 
 impl Opts {
@@ -127,10 +130,22 @@ pub struct Summary {
     /// same digests).
     #[serde(skip)]
     pub kernel_digests: Vec<u64>,
+    /// With `Opts::observe`: per scenario compared, in order, what the
+    /// kernel showed.
+    #[serde(skip)]
+    pub observed: Vec<Observed>,
     /// Binds that found their queue busy, and the time spent waiting for
     /// a free one, over the campaign.
     #[serde(skip)]
     pub bind_waits: BindWaits,
+}
+
+/// One scenario and what a kernel showed for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    pub seed: u64,
+    pub scenario: Scenario,
+    pub kernel: Vec<Obs>,
 }
 
 /// An agreed scenario kept to show the chain whole: the kernel's and the
@@ -403,6 +418,9 @@ fn take(i: u64, r: Ran, sum: &mut Summary, opts: &Opts, shrunk: usize) -> bool {
     sum.operations += s.len() as u64;
     sum.paths += paths;
     sum.kernel_digests.push(digest(&c.kernel));
+    if opts.observe {
+        sum.observed.push(Observed { seed, scenario: s.clone(), kernel: c.kernel.clone() });
+    }
     let Some(m) = c.mismatch else {
         if sum.example.is_none() && !gen_grid::carries_grid(seed) && Example::worth_showing(&s) {
             sum.example = Some(Example { seed, scenario: s.clone(), kernel: c.kernel, model: c.model });

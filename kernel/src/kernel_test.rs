@@ -23,6 +23,7 @@ pub mod series;
 pub mod vm;
 pub mod crash;
 pub mod repro;
+pub mod kernels;
 
 use std::path::{Path, PathBuf};
 

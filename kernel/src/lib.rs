@@ -26,6 +26,7 @@ pub mod gen_mb;
 pub mod gen_rx;
 pub mod gen_grid;
 pub mod shrink;
+pub mod kernels;
 pub mod txopts;
 pub mod probe;
 pub mod failnth;

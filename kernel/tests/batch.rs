@@ -26,7 +26,7 @@ fn skip_without_budget() -> bool {
 }
 
 fn opts(scenarios: u64, seed: u64) -> Opts {
-    Opts { scenarios, seed, progress: false, out: None, stop_after: Some(1), jobs: 0 }
+    Opts { scenarios, seed, progress: false, out: None, stop_after: Some(1), jobs: 0, observe: false }
 }
 
 /// XDP_MAX_TX_SKB_BUDGET 64 on a 128-entry ring: 100 frames take two

@@ -20,7 +20,7 @@ use common::skip;
 const SEED: u64 = 0x1a9e_5001;
 
 fn campaign(scenarios: u64, jobs: usize) -> Summary {
-    campaign::run(Opts { scenarios, seed: SEED, progress: false, out: None, stop_after: None, jobs }).unwrap()
+    campaign::run(Opts { scenarios, seed: SEED, progress: false, out: None, stop_after: None, jobs, observe: false }).unwrap()
 }
 
 fn seeds(s: &Summary) -> Vec<u64> {

@@ -40,7 +40,7 @@ fn campaign_of_500() {
     }
     let seed = 0x5eed_0001;
     println!("seed {seed}");
-    let sum = campaign::run(Opts { scenarios: 500, seed, progress: false, out: None, stop_after: Some(1), jobs: 0 }).unwrap();
+    let sum = campaign::run(Opts { scenarios: 500, seed, progress: false, out: None, stop_after: Some(1), jobs: 0, observe: false }).unwrap();
     println!("{} scenarios, {} operations, {} divergences", sum.scenarios, sum.operations, sum.divergences.len());
     assert!(sum.divergences.is_empty(), "seed {seed}: {:#?}", sum.divergences);
 }

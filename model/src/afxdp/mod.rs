@@ -21,6 +21,7 @@ mod rx;
 mod rx_chain;
 mod rx_project;
 mod rx_trace;
+pub mod rules;
 mod scenario;
 mod trace;
 mod state;

@@ -98,7 +98,7 @@ pub fn run(a: &DiffRateArgs) -> Result<bool, String> {
         .map_err(|e| e.to_string())?;
         Ok((n0, k))
     })?;
-    let opts = Opts { scenarios: a.scenarios, seed, progress: false, out: None, stop_after: None, jobs: 0 };
+    let opts = Opts { scenarios: a.scenarios, seed, progress: false, out: None, stop_after: None, jobs: 0, observe: false };
     let workers = opts.workers();
     let (lanes, sum) = measure("lanes", workers, || {
         let s = campaign::run_with(opts, p, usize::MAX).map_err(|e| e.to_string())?;

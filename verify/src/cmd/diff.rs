@@ -72,6 +72,16 @@ pub struct DiffArgs {
     /// IoUringZcNotif's model (with --replay, an io_uring replay file)
     #[arg(long, conflicts_with_all = ["profile", "redirect", "no_chain", "itf", "jobs"])]
     iouring: bool,
+    /// Also write every scenario and what the kernel showed for it, a
+    /// JSON line each, to FILE
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["replay", "iouring"])]
+    observe: Option<PathBuf>,
+    /// Two kernels on the same seeded scenarios: `host,vm:6.12` runs the
+    /// campaign here and on 6.12.117 in the test VM, holds each to the
+    /// model under its own profile and the two to each other; a
+    /// difference no profile rule explains fails the run
+    #[arg(long, value_name = "A,B", conflicts_with_all = ["replay", "profile", "iouring", "observe", "redirect", "itf"])]
+    kernels: Option<String>,
     #[command(flatten)]
     empty: AllowEmpty,
 }
@@ -139,12 +149,15 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
     if let Some(why) = skip_reason() {
         return Ok(a.empty.skip(&why));
     }
+    if let Some(pair) = &a.kernels {
+        return super::diff_kernels::run(pair, a.scenarios, a.seed, a.json);
+    }
     if let Some(file) = &a.replay {
         return replay(file);
     }
     let seed = seed_or_clock(a.seed);
     let out_dir = a.out.clone().or_else(|| ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff")));
-    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None, jobs: a.jobs.unwrap_or(0) as usize };
+    let opts = Opts { scenarios: a.scenarios, seed, progress: true, out: out_dir.clone(), stop_after: None, jobs: a.jobs.unwrap_or(0) as usize, observe: a.observe.is_some() };
     let (sum, tx) = match a.profile {
         None => {
             let p = Profile::for_release(&release());
@@ -160,6 +173,9 @@ pub fn run(a: &DiffArgs) -> Result<bool, String> {
             (campaign::run_redirect(opts, p, 1, a.redirect).map_err(|e| format!("campaign: {e}"))?, a.tx)
         }
     };
+    if let Some(file) = &a.observe {
+        ringlab_kernel::kernel_test::kernels::write_observed(file, &sum.observed)?;
+    }
     let mut doc = DiffDoc::of(&sum, tx.batch, tx.budget);
     if !a.no_chain {
         let itf = a.itf.then(|| out_dir.as_ref().map(|o| o.join("traces"))).flatten();
@@ -256,7 +272,7 @@ pub fn verify_section(scenarios: u64, seed: u64, progress: bool) -> DiffSection 
         eprintln!("diff: {scenarios} scenarios, seed {seed} (rerun with ringlab diff --scenarios {scenarios} --seed {seed})");
     }
     let out = ringlab_model::paths::find_root().ok().map(|r| r.join("target/ringlab/diff"));
-    match campaign::run(Opts { scenarios, seed, progress, out, stop_after: None, jobs: 0 }) {
+    match campaign::run(Opts { scenarios, seed, progress, out, stop_after: None, jobs: 0, observe: false }) {
         Ok(sum) => {
             // stderr: verify --json keeps stdout for its document.
             for f in &sum.replay_files {

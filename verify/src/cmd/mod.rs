@@ -7,6 +7,7 @@ pub mod check_distributed;
 pub mod chain;
 pub mod rx_chain;
 pub mod diff;
+pub mod diff_kernels;
 pub mod faults;
 pub mod kernel_test;
 pub mod mutants;
