@@ -12,7 +12,7 @@
 //! scenario of the campaign).
 
 use ringlab_model::afxdp::rules::{differing, with_rules};
-use ringlab_model::afxdp::{predict, Obs, Profile, Scenario};
+use ringlab_model::afxdp::{predict, Obs, Op, Profile, Scenario};
 use serde::Serialize;
 
 use crate::campaign::Observed;
@@ -63,6 +63,12 @@ pub struct Comparison {
     /// Differences no rule accounts for, and scenarios only one side ran.
     pub unexplained: Vec<Difference>,
     pub problems: Vec<String>,
+    /// The boundary grid's descriptors (gen_grid) among the scenarios
+    /// compared, and the chunk sizes they were cut for: each field at and
+    /// around its limits, accepted or refused alike by both kernels and
+    /// their models wherever the scenarios agree.
+    pub boundary_descs: u64,
+    pub boundary_chunks: Vec<u32>,
 }
 
 impl Comparison {
@@ -118,9 +124,28 @@ pub fn shrink_explained(s: &Scenario, pa: &Profile, pb: &Profile, rules: &[&'sta
     shrink(why, s, first)
 }
 
+/// The descriptors of `s` that the boundary grid put there.
+fn boundary_descs(s: &Scenario) -> u64 {
+    s.ops
+        .iter()
+        .map(|op| match op {
+            Op::Tx(d) | Op::Tx2(d) => d.iter().filter(|d| d.class.starts_with("boundary:")).count() as u64,
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Holds each side to its model and the two to each other.
 pub fn compare(a: &Side, b: &Side) -> Comparison {
-    let mut c = Comparison { scenarios: 0, same: 0, explained: Vec::new(), unexplained: Vec::new(), problems: Vec::new() };
+    let mut c = Comparison {
+        scenarios: 0,
+        same: 0,
+        explained: Vec::new(),
+        unexplained: Vec::new(),
+        problems: Vec::new(),
+        boundary_descs: 0,
+        boundary_chunks: Vec::new(),
+    };
     let by_seed: std::collections::HashMap<u64, &Observed> = b.observed.iter().map(|o| (o.seed, o)).collect();
     if a.observed.len() != b.observed.len() {
         c.problems.push(format!("{} ran {} scenarios, {} ran {}", a.kernel, a.observed.len(), b.kernel, b.observed.len()));
@@ -135,6 +160,14 @@ pub fn compare(a: &Side, b: &Side) -> Comparison {
             continue;
         }
         c.scenarios += 1;
+        let grid = boundary_descs(&oa.scenario);
+        if grid > 0 {
+            c.boundary_descs += grid;
+            if !c.boundary_chunks.contains(&oa.scenario.setup.frame_size) {
+                c.boundary_chunks.push(oa.scenario.setup.frame_size);
+                c.boundary_chunks.sort();
+            }
+        }
         let Some(m) = first_mismatch(&oa.kernel, &ob.kernel) else {
             if oa.kernel.len() != ob.kernel.len() {
                 c.problems.push(format!("scenario seed {:#x}: {} and {} observations", oa.seed, oa.kernel.len(), ob.kernel.len()));
@@ -216,6 +249,8 @@ mod tests {
         }
         let total: u64 = c.explained.iter().map(|e| e.scenarios).sum();
         assert_eq!(total + c.same, 120);
+        // one seed in four carries the grid
+        assert!(c.boundary_descs > 30 * 20 && !c.boundary_chunks.is_empty(), "{} {:?}", c.boundary_descs, c.boundary_chunks);
     }
 
     #[test]

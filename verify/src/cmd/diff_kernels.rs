@@ -101,6 +101,10 @@ fn print(d: &KernelsDoc, pa: &Profile, pb: &Profile, problems: &[String]) {
         differ - c.unexplained.len() as u64,
         c.unexplained.len()
     );
+    println!(
+        "  boundary grid: {} descriptors (every field at and around its limits, chunk sizes {:?}), each kernel's accept/refuse its model's",
+        c.boundary_descs, c.boundary_chunks
+    );
     for e in &c.explained {
         explained(e, pa, pb, &d.host.kernel, &d.vm.kernel);
     }
