@@ -27,7 +27,7 @@ pub struct VerifyArgs {
     tlc: TlcArgs,
     #[command(flatten)]
     common: Common,
-    /// Differential scenarios on the live kernel (default: 500, 10000 with --deep)
+    /// Differential scenarios on the live kernel (default 10000); the first 500 agreed ones (2000 with --deep) go through the TLC chain
     #[arg(long)]
     diff_scenarios: Option<u64>,
     /// Seed of the differential campaign
@@ -47,7 +47,8 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: &VerifyArgs) -> Result<bool, String> {
-    let scenarios = a.diff_scenarios.unwrap_or(if a.tlc.deep { 10_000 } else { 500 });
+    let scenarios = a.diff_scenarios.unwrap_or(10_000);
+    let chain_max = if a.tlc.deep { 2_000 } else { 500 };
     a.empty.count("--diff-scenarios", scenarios)?;
     let (root, man) = load()?;
     let mut clock = Clock::default();
@@ -61,7 +62,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let mutation = clock.time("mutation sample", || {
         (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults))
     });
-    let diff = clock.time("diff", || super::diff::verify_section(scenarios, a.diff_seed, !a.common.quiet));
+    let diff = clock.time("diff", || super::diff::verify_section(scenarios, chain_max, a.diff_seed, !a.common.quiet));
     // io_uring SEND_ZC against IoUringZcNotif's model, beside the AF_XDP diff.
     let (iouring_ok, iouring_line) = clock.time("iouring diff", || {
         super::diff::iouring_verify(IOURING_SCENARIOS, a.diff_seed, !a.common.quiet, a.empty.allow_empty)
