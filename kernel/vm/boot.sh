@@ -72,9 +72,16 @@ crash_step() {
 
 # TCG only: -enable-kvm hangs on the machines this runs on.
 # ttyS0 (console) and ttyS1 (results) are files; no display, no NIC.
+# RINGLAB_QEMU_PLUGIN: a TCG plugin (insn-count/insn_count.c) writing to
+# OUT/plugin.out; one TCG thread for every vCPU, so its counter is exact.
+accel=(-accel tcg)
+if [ -n "${RINGLAB_QEMU_PLUGIN:-}" ]; then
+    [ -f "$RINGLAB_QEMU_PLUGIN" ] || die "RINGLAB_QEMU_PLUGIN: no file $RINGLAB_QEMU_PLUGIN"
+    accel=(-accel tcg,thread=single -plugin "file=$RINGLAB_QEMU_PLUGIN,out=$out/plugin.out")
+fi
 t0="$(now)"
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
-    -accel tcg -cpu max -m "$mem" -smp "$smp" \
+    "${accel[@]}" -cpu max -m "$mem" -smp "$smp" \
     -nographic -nodefaults -no-reboot -monitor none \
     -serial "file:$console" -serial "file:$serial1" \
     -kernel "$kernel" -initrd "$initramfs" \

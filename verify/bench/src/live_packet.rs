@@ -72,6 +72,39 @@ impl PacketSender {
     }
 }
 
+impl PacketSender {
+    /// Sends exactly `n` copies of `frame`, a batch a sendmmsg: the time
+    /// taken and the calls made.
+    pub fn send_exact(&mut self, frame: &[u8], n: u64) -> io::Result<(Duration, u64)> {
+        let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
+        // Safety: zeroed mmsghdrs are valid; each then names the address and the one iovec.
+        let mut msgs: Vec<libc::mmsghdr> = (0..self.batch).map(|_| unsafe { std::mem::zeroed() }).collect();
+        for m in &mut msgs {
+            m.msg_hdr.msg_name = &mut self.sa as *mut libc::sockaddr_ll as *mut libc::c_void;
+            m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
+            m.msg_hdr.msg_iov = &mut iov;
+            m.msg_hdr.msg_iovlen = 1;
+        }
+        let t0 = Instant::now();
+        let (mut sent, mut calls) = (0u64, 0u64);
+        while sent < n {
+            calls += 1;
+            let k = (n - sent).min(msgs.len() as u64) as u32;
+            // Safety: msgs, their iovec and the address outlive the call.
+            let r = unsafe { libc::sendmmsg(self.fd, msgs.as_mut_ptr(), k, 0) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::EINTR) => continue,
+                    _ => return Err(io::Error::new(e.kind(), format!("sendmmsg(AF_PACKET): {e}"))),
+                }
+            }
+            sent += r as u64;
+        }
+        Ok((t0.elapsed(), calls))
+    }
+}
+
 impl Drop for PacketSender {
     fn drop(&mut self) {
         // Safety: our socket.

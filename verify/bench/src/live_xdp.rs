@@ -99,6 +99,54 @@ impl XdpSender {
     }
 }
 
+impl XdpSender {
+    /// XDP_GENERIC_XMIT_BATCH on this socket: the errno when refused
+    /// (ENOPROTOOPT: a kernel without the batch series).
+    pub fn set_xmit_batch(&self, batch: u32) -> Result<(), i32> {
+        ringlab_kernel::txopts::set(self.xsk.fd, ringlab_kernel::sys::XDP_GENERIC_XMIT_BATCH, batch)
+    }
+
+    /// Sends exactly `n` frames, up to a batch a sendto, until all `n` are
+    /// completed: the time taken and the sendto calls made.
+    pub fn send_exact(&mut self, n: u64) -> io::Result<(Duration, u64)> {
+        let t0 = Instant::now();
+        let (mut sent, mut done, mut kicks) = (0u64, 0u64, 0u64);
+        while done < n {
+            let (c, idx) = self.xsk.comp.peek(FRAMES);
+            for i in 0..c {
+                self.free.push(self.xsk.comp.read(idx.wrapping_add(i)));
+            }
+            if c > 0 {
+                self.xsk.comp.release(c);
+                done += c as u64;
+            }
+            let k = (self.batch as u64).min(self.free.len() as u64).min(n - sent) as u32;
+            if k > 0 {
+                if let Some(idx) = self.xsk.tx.as_mut().expect("a tx ring").reserve(k) {
+                    let tx = self.xsk.tx.as_ref().expect("a tx ring");
+                    for i in 0..k {
+                        let addr = self.free.pop().expect("k <= free");
+                        tx.write(idx.wrapping_add(i), XdpDesc { addr, len: 64, options: 0 });
+                    }
+                    tx.submit(k);
+                    sent += k as u64;
+                }
+            }
+            kicks += 1;
+            match self.xsk.kick() {
+                Ok(_) => {}
+                Err(e) if [libc::EAGAIN, libc::EBUSY, libc::ENOBUFS].contains(&e) => {}
+                Err(e) => return Err(io::Error::from_raw_os_error(e)),
+            }
+        }
+        let stats = self.xsk.stats()?;
+        if stats.tx_invalid_descs != 0 {
+            return Err(io::Error::other(format!("{} invalid tx descriptors", stats.tx_invalid_descs)));
+        }
+        Ok((t0.elapsed(), kicks))
+    }
+}
+
 /// The largest budget XDP_MAX_TX_SKB_BUDGET accepts on `s`'s socket, and
 /// the error of the next larger: doubling from 32, then bisecting. Err:
 /// the option itself is refused (a kernel before 6.17).

@@ -20,6 +20,11 @@ pub enum BenchSub {
     NapiCache(ringlab_bench::napi_cache::NapiCacheArgs),
     /// The live diff's scenarios/s, CPU and bind waits: one veth pair against lanes (root)
     Diff(ringlab_bench::diff_rate::DiffRateArgs),
+    /// A kernel series' copy-mode TX cost in qemu TCG: guest instructions a packet, released vs patched kernel (root)
+    Series(ringlab_bench::series::SeriesArgs),
+    /// The guest side of `series`: exactly N frames a case between instruction-count markers
+    #[command(hide = true)]
+    SeriesGuest(ringlab_bench::series_guest::SeriesGuestArgs),
 }
 
 pub fn run(a: &BenchCmd) -> Result<bool, String> {
@@ -27,6 +32,8 @@ pub fn run(a: &BenchCmd) -> Result<bool, String> {
         Some(BenchSub::Iouring(i)) => ringlab_bench::iouring::run(i),
         Some(BenchSub::Diff(d)) => ringlab_bench::diff_rate::run(d),
         Some(BenchSub::NapiCache(n)) => ringlab_bench::napi_cache::run(n),
+        Some(BenchSub::Series(s)) => ringlab_bench::series::run(s),
+        Some(BenchSub::SeriesGuest(g)) => ringlab_bench::series_guest::run(g),
         None => ringlab_bench::run(&a.all),
     }
 }
