@@ -14,7 +14,7 @@ mod word;
 #[cfg(test)]
 mod tests;
 
-pub use grid::{boundary_grid, Boundary};
+pub use grid::{boundary_grid, boundary_grid_unaligned, Boundary};
 pub use mutant::Mutant;
 pub use pool::{Desc, Pages, Pool, PAGE_SIZE};
 pub use reg::{RegError, UmemReg, XDP_UMEM_MIN_CHUNK_SIZE};

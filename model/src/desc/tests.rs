@@ -220,3 +220,30 @@ fn reg_refuses_what_the_kernel_refuses() {
     assert!(reg(u32::MAX as u64 * 4096, 4096, false, Some(248)).is_ok());
     assert!(reg(3 * 3000 + 7, 3000, true, None).is_ok());
 }
+
+/// Every unaligned boundary descriptor gets the oracle's verdict, with
+/// pages contiguous (copy mode) and split, for power-of-two and other
+/// chunk sizes; both verdicts occur so the grid can tell them apart.
+#[test]
+fn unaligned_grid_matches_oracle() {
+    for chunk in [2048u32, 3000, 4096] {
+        let size = 16 * PAGE_SIZE;
+        for pages in [Pages::Contiguous, Pages::Split] {
+            let mut p = reg(size, chunk, true, None).expect("unaligned umem registers");
+            p.pages = pages;
+            let grid = boundary_grid_unaligned(chunk as u64, size);
+            let mut seen = [false; 2];
+            for g in &grid {
+                let want = legal_unaligned(&p, g.addr, g.len, g.options);
+                assert_eq!(
+                    check(&p, g.addr, g.len, g.options),
+                    want,
+                    "{chunk} {pages:?} {}",
+                    g.what
+                );
+                seen[want as usize] = true;
+            }
+            assert_eq!(seen, [true, true], "{chunk} {pages:?}");
+        }
+    }
+}
