@@ -42,17 +42,24 @@ impl PacketSender {
         Ok(s)
     }
 
-    /// Sends for `dur`: frames the kernel took per second, and per call.
-    pub fn run(&mut self, frame: &[u8], dur: Duration) -> io::Result<(f64, f64)> {
-        let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
+    /// A batch of messages, each naming the peer and the one `iov`, which
+    /// must outlive them.
+    fn msgs(&mut self, iov: &mut libc::iovec) -> Vec<libc::mmsghdr> {
         // Safety: zeroed mmsghdrs are valid; each then names the address and the one iovec.
         let mut msgs: Vec<libc::mmsghdr> = (0..self.batch).map(|_| unsafe { std::mem::zeroed() }).collect();
         for m in &mut msgs {
             m.msg_hdr.msg_name = &mut self.sa as *mut libc::sockaddr_ll as *mut libc::c_void;
             m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-            m.msg_hdr.msg_iov = &mut iov;
+            m.msg_hdr.msg_iov = iov;
             m.msg_hdr.msg_iovlen = 1;
         }
+        msgs
+    }
+
+    /// Sends for `dur`: frames the kernel took per second, and per call.
+    pub fn run(&mut self, frame: &[u8], dur: Duration) -> io::Result<(f64, f64)> {
+        let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
+        let mut msgs = self.msgs(&mut iov);
         let t0 = Instant::now();
         let (mut sent, mut calls) = (0u64, 0u64);
         while t0.elapsed() < dur {
@@ -77,14 +84,7 @@ impl PacketSender {
     /// taken and the calls made.
     pub fn send_exact(&mut self, frame: &[u8], n: u64) -> io::Result<(Duration, u64)> {
         let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
-        // Safety: zeroed mmsghdrs are valid; each then names the address and the one iovec.
-        let mut msgs: Vec<libc::mmsghdr> = (0..self.batch).map(|_| unsafe { std::mem::zeroed() }).collect();
-        for m in &mut msgs {
-            m.msg_hdr.msg_name = &mut self.sa as *mut libc::sockaddr_ll as *mut libc::c_void;
-            m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-            m.msg_hdr.msg_iov = &mut iov;
-            m.msg_hdr.msg_iovlen = 1;
-        }
+        let mut msgs = self.msgs(&mut iov);
         let t0 = Instant::now();
         let (mut sent, mut calls) = (0u64, 0u64);
         while sent < n {

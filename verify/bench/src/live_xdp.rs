@@ -73,16 +73,7 @@ impl XdpSender {
                 done += n as u64;
             }
             let k = self.batch.min(self.free.len() as u32);
-            if k > 0 {
-                if let Some(idx) = self.xsk.tx.as_mut().expect("a tx ring").reserve(k) {
-                    let tx = self.xsk.tx.as_ref().expect("a tx ring");
-                    for i in 0..k {
-                        let addr = self.free.pop().expect("k <= free");
-                        tx.write(idx.wrapping_add(i), XdpDesc { addr, len: 64, options: 0 });
-                    }
-                    tx.submit(k);
-                }
-            }
+            self.submit(k);
             kicks += 1;
             match self.xsk.kick() {
                 Ok(_) => {}
@@ -100,6 +91,22 @@ impl XdpSender {
 }
 
 impl XdpSender {
+    /// `k` free frames of 64 bytes onto the tx ring, all or none (the
+    /// ring full): how many went.
+    fn submit(&mut self, k: u32) -> u32 {
+        if k == 0 {
+            return 0;
+        }
+        let Some(idx) = self.xsk.tx.as_mut().expect("a tx ring").reserve(k) else { return 0 };
+        let tx = self.xsk.tx.as_ref().expect("a tx ring");
+        for i in 0..k {
+            let addr = self.free.pop().expect("k <= free");
+            tx.write(idx.wrapping_add(i), XdpDesc { addr, len: 64, options: 0 });
+        }
+        tx.submit(k);
+        k
+    }
+
     /// XDP_GENERIC_XMIT_BATCH on this socket: the errno when refused
     /// (ENOPROTOOPT: a kernel without the batch series).
     pub fn set_xmit_batch(&self, batch: u32) -> Result<(), i32> {
@@ -121,17 +128,7 @@ impl XdpSender {
                 done += c as u64;
             }
             let k = (self.batch as u64).min(self.free.len() as u64).min(n - sent) as u32;
-            if k > 0 {
-                if let Some(idx) = self.xsk.tx.as_mut().expect("a tx ring").reserve(k) {
-                    let tx = self.xsk.tx.as_ref().expect("a tx ring");
-                    for i in 0..k {
-                        let addr = self.free.pop().expect("k <= free");
-                        tx.write(idx.wrapping_add(i), XdpDesc { addr, len: 64, options: 0 });
-                    }
-                    tx.submit(k);
-                    sent += k as u64;
-                }
-            }
+            sent += self.submit(k) as u64;
             kicks += 1;
             match self.xsk.kick() {
                 Ok(_) => {}
