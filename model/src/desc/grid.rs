@@ -28,6 +28,19 @@ fn b(addr: u64, len: u32, options: u32, what: &str) -> Boundary {
     }
 }
 
+/// The length's edges, at address 0, for packets of at most `cl` bytes:
+/// the start of both grids.
+fn len_edges(cl: u32) -> Vec<Boundary> {
+    vec![
+        b(0, 0, 0, "len 0"),
+        b(0, 1, 0, "len 1"),
+        b(0, cl - 1, 0, "len chunk-1"),
+        b(0, cl, 0, "len chunk"),
+        b(0, cl + 1, 0, "len chunk+1"),
+        b(0, u32::MAX, 0, "len u32::MAX"),
+    ]
+}
+
 /// The grid; `chunk` a power of two of at least 64 and at most 2^31,
 /// `umem_len` a multiple of it.
 pub fn boundary_grid(chunk: u64, umem_len: u64) -> Vec<Boundary> {
@@ -35,13 +48,8 @@ pub fn boundary_grid(chunk: u64, umem_len: u64) -> Vec<Boundary> {
     let cl = chunk as u32;
     let (u, last) = (umem_len, umem_len - chunk);
     let two32 = 1u64 << 32;
-    let mut v = vec![
-        b(0, 0, 0, "len 0"),
-        b(0, 1, 0, "len 1"),
-        b(0, cl - 1, 0, "len chunk-1"),
-        b(0, cl, 0, "len chunk"),
-        b(0, cl + 1, 0, "len chunk+1"),
-        b(0, u32::MAX, 0, "len u32::MAX"),
+    let mut v = len_edges(cl);
+    v.extend([
         b(0, u32::MAX - cl + 1, 0, "len 2^32-chunk"),
         // offset chunk-16: offset + len is 2^32 + 8, 8 once cut to u32
         b(c - 16, u32::MAX - cl + 25, 0, "len past 2^32 with offset"),
@@ -63,7 +71,7 @@ pub fn boundary_grid(chunk: u64, umem_len: u64) -> Vec<Boundary> {
         b(u64::MAX, 1, 0, "addr 2^64-1"),
         b(0, 60, XDP_PKT_CONTD, "options bit 0"),
         b(c, 60, XDP_TX_METADATA, "options bit 1"),
-    ];
+    ]);
     v.extend((2..32).map(|i| Boundary {
         addr: 0,
         len: 60,
@@ -88,13 +96,8 @@ pub fn boundary_grid_unaligned(chunk: u64, umem_len: u64) -> Vec<Boundary> {
     let cl = chunk as u32;
     let u = umem_len;
     let pg = PAGE_SIZE;
-    vec![
-        b(0, 0, 0, "len 0"),
-        b(0, 1, 0, "len 1"),
-        b(0, cl - 1, 0, "len chunk-1"),
-        b(0, cl, 0, "len chunk"),
-        b(0, cl + 1, 0, "len chunk+1"),
-        b(0, u32::MAX, 0, "len u32::MAX"),
+    let mut v = len_edges(cl);
+    v.extend([
         b(1, cl, 0, "addr 1 len chunk (not chunk aligned)"),
         b(u - chunk, cl, 0, "len chunk to the umem end"),
         b(u - chunk + 1, cl, 0, "len chunk 1 past the umem end"),
@@ -115,5 +118,6 @@ pub fn boundary_grid_unaligned(chunk: u64, umem_len: u64) -> Vec<Boundary> {
         b(chunk, 60, XDP_TX_METADATA, "options bit 1"),
         b(0, 60, 1 << 2, "options bit 2"),
         b(0, 60, 1 << 31, "options bit 31"),
-    ]
+    ]);
+    v
 }

@@ -56,6 +56,21 @@ impl PacketSender {
         msgs
     }
 
+    /// One sendmmsg of `msgs`: the frames the kernel took, 0 when it had
+    /// no room (EAGAIN, ENOBUFS) or the call was interrupted.
+    fn sendmmsg(&self, msgs: &mut [libc::mmsghdr]) -> io::Result<u64> {
+        // Safety: msgs, their iovec and the address outlive the call.
+        let r = unsafe { libc::sendmmsg(self.fd, msgs.as_mut_ptr(), msgs.len() as u32, 0) };
+        if r >= 0 {
+            return Ok(r as u64);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::EINTR) => Ok(0),
+            _ => Err(io::Error::new(e.kind(), format!("sendmmsg(AF_PACKET): {e}"))),
+        }
+    }
+
     /// Sends for `dur`: frames the kernel took per second, and per call.
     pub fn run(&mut self, frame: &[u8], dur: Duration) -> io::Result<(f64, f64)> {
         let mut iov = libc::iovec { iov_base: frame.as_ptr() as *mut libc::c_void, iov_len: frame.len() };
@@ -64,16 +79,7 @@ impl PacketSender {
         let (mut sent, mut calls) = (0u64, 0u64);
         while t0.elapsed() < dur {
             calls += 1;
-            // Safety: msgs, their iovec and the address outlive the call.
-            let r = unsafe { libc::sendmmsg(self.fd, msgs.as_mut_ptr(), msgs.len() as u32, 0) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                match e.raw_os_error() {
-                    Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::EINTR) => continue,
-                    _ => return Err(io::Error::new(e.kind(), format!("sendmmsg(AF_PACKET): {e}"))),
-                }
-            }
-            sent += r as u64;
+            sent += self.sendmmsg(&mut msgs)?;
         }
         Ok((sent as f64 / t0.elapsed().as_secs_f64(), sent as f64 / calls.max(1) as f64))
     }
@@ -90,16 +96,7 @@ impl PacketSender {
         while sent < n {
             calls += 1;
             let k = (n - sent).min(msgs.len() as u64) as u32;
-            // Safety: msgs, their iovec and the address outlive the call.
-            let r = unsafe { libc::sendmmsg(self.fd, msgs.as_mut_ptr(), k, 0) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                match e.raw_os_error() {
-                    Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::EINTR) => continue,
-                    _ => return Err(io::Error::new(e.kind(), format!("sendmmsg(AF_PACKET): {e}"))),
-                }
-            }
-            sent += r as u64;
+            sent += self.sendmmsg(&mut msgs[..k as usize])?;
         }
         Ok((t0.elapsed(), calls))
     }
