@@ -42,22 +42,60 @@ fn cargo_check(k: &Killer) -> Option<Result<(Target, &str), String>> {
     }))
 }
 
-/// What each Rust killer did against its mutant, by (target, mutant).
-pub struct RustChecks(HashMap<(Target, String), (Kill, String, f64)>);
+/// Cost rank of a Rust killer's kind, cheapest first: the order
+/// `--first-kill` tries them in (loom and the proptests take seconds;
+/// the chain and trace checks start TLC for every run they validate).
+fn cost_rank(k: &Killer) -> u8 {
+    match k {
+        Killer::Loom { .. } => 0,
+        Killer::Diff { .. } => 1,
+        Killer::Proptest { .. } => 2,
+        Killer::Threads { .. } => 3,
+        Killer::Chain { .. } => 4,
+        Killer::Trace { .. } => 5,
+        Killer::Tlc { .. } | Killer::Proof { .. } => 6,
+    }
+}
 
-impl RustChecks {
-    /// Builds every target the chosen mutants' killers name, runs each
-    /// without a mutant, then each killer with its mutant, `jobs` at once.
-    pub fn run(root: &Path, chosen: &[&Mutant], jobs: usize, progress: bool) -> RustChecks {
-        let mut runs: Vec<(Target, String, String)> = Vec::new();
-        for k in chosen.iter().flat_map(|m| &m.killers) {
-            if let Some(Ok((t, f))) = cargo_check(k) {
-                if !runs.iter().any(|(rt, rf, _)| *rt == t && rf == f) {
-                    runs.push((t, f.to_string(), k.label()));
-                }
+/// One run of a target with a mutant in, and the check it stands for.
+type Run = (Target, String, String);
+
+/// The Rust runs of `killers` (each (target, mutant) once), in order.
+fn runs_of<'a>(killers: impl IntoIterator<Item = &'a Killer>, into: &mut Vec<Run>) {
+    for k in killers {
+        if let Some(Ok((t, f))) = cargo_check(k) {
+            if !into.iter().any(|(rt, rf, _)| *rt == t && rf == f) {
+                into.push((t, f.to_string(), k.label()));
             }
         }
-        let mut targets: Vec<Target> = runs.iter().map(|(t, _, _)| t.clone()).collect();
+    }
+}
+
+/// A mutant's Rust killers, cheapest first.
+fn rust_killers(m: &Mutant) -> Vec<&Killer> {
+    let mut ks: Vec<&Killer> = m.killers.iter().filter(|k| cargo_check(k).is_some()).collect();
+    ks.sort_by_key(|k| cost_rank(k));
+    ks
+}
+
+/// What each Rust killer did against its mutant, by (target, mutant);
+/// with `first_kill`, the checks not run because a cheaper one killed
+/// their mutant are absent.
+pub struct RustChecks {
+    ran: HashMap<(Target, String), (Kill, String, f64)>,
+    first_kill: bool,
+}
+
+impl RustChecks {
+    /// Builds every target the chosen mutants' killers name and runs each
+    /// without a mutant (these are the tests themselves: make test runs
+    /// them nowhere else), then each killer with its mutant, `jobs` at
+    /// once. With `first_kill`, a mutant's cheapest Rust killer runs
+    /// first and the others only if it did not kill.
+    pub fn run(root: &Path, chosen: &[&Mutant], jobs: usize, first_kill: bool, progress: bool) -> RustChecks {
+        let mut all: Vec<Run> = Vec::new();
+        runs_of(chosen.iter().flat_map(|m| &m.killers), &mut all);
+        let mut targets: Vec<Target> = all.iter().map(|(t, _, _)| t.clone()).collect();
         targets.sort();
         targets.dedup();
         let built = test_bins::build(root, &targets, progress);
@@ -72,7 +110,7 @@ impl RustChecks {
             r
         });
         let baseline: HashMap<&Target, &Result<(), String>> = targets.iter().zip(&baselines).collect();
-        let results = in_parallel(&runs, jobs, |(t, f, label)| {
+        let one = |(t, f, label): &Run| {
             let start = Instant::now();
             let (kill, detail) = match (baseline[t], &built[t]) {
                 (Err(e), _) => (Kill::Error, format!("baseline: {e}")),
@@ -88,16 +126,48 @@ impl RustChecks {
                 eprintln!("  {:<34} {:<40} {kill:?} ({secs:.1}s)", f.strip_prefix("mutant-").unwrap_or(f), label);
             }
             (kill, detail, secs)
-        });
-        RustChecks(runs.into_iter().map(|(t, f, _)| (t, f)).zip(results).collect())
+        };
+        let mut ran = HashMap::new();
+        let first: Vec<Run> = if first_kill {
+            let mut v = Vec::new();
+            runs_of(chosen.iter().filter_map(|m| rust_killers(m).first().copied()), &mut v);
+            v
+        } else {
+            all
+        };
+        let results = in_parallel(&first, jobs, one);
+        ran.extend(first.into_iter().map(|(t, f, _)| (t, f)).zip(results));
+        if first_kill {
+            // A mutant its cheapest check did not kill runs every other
+            // one, so the report says all there is to say about it.
+            let mut rest: Vec<Run> = Vec::new();
+            for m in chosen {
+                let ks = rust_killers(m);
+                let killed = ks.first().is_some_and(|k| {
+                    cargo_check(k).and_then(Result::ok).is_some_and(|(t, f)| {
+                        ran.get(&(t, f.to_string())).is_some_and(|(kill, _, _)| *kill == Kill::Killed)
+                    })
+                });
+                if !killed {
+                    runs_of(ks.into_iter().skip(1), &mut rest);
+                }
+            }
+            rest.retain(|(t, f, _)| !ran.contains_key(&(t.clone(), f.clone())));
+            let results = in_parallel(&rest, jobs, one);
+            ran.extend(rest.into_iter().map(|(t, f, _)| (t, f)).zip(results));
+        }
+        RustChecks { ran, first_kill }
     }
 
     fn get(&self, k: &Killer) -> (Kill, String, Option<f64>) {
         match cargo_check(k) {
             None => (Kill::Error, format!("{} is not a Rust check", k.label()), None),
             Some(Err(e)) => (Kill::Error, e, None),
-            Some(Ok((t, f))) => match self.0.get(&(t, f.to_string())) {
+            Some(Ok((t, f))) => match self.ran.get(&(t, f.to_string())) {
                 Some((kill, detail, secs)) => (kill.clone(), detail.clone(), Some(*secs)),
+                None if self.first_kill => {
+                    (Kill::Skipped, "not run: a cheaper check killed the mutant (--first-kill)".into(), Some(0.0))
+                }
                 None => (Kill::Error, format!("{} was not run", k.label()), None),
             },
         }
@@ -188,6 +258,12 @@ pub fn run_mutant(mu: &Mutant, models: &HashMap<String, ModelResult>, rust: &Rus
         }
         checks.push(run);
     }
+    // A skipped check stands for a Rust check that killed the mutant.
+    let rust_kill = mu.killers.iter().zip(&checks).any(|(k, c)| cargo_check(k).is_some() && c.result == Kill::Killed);
+    for c in checks.iter_mut().filter(|c| c.result == Kill::Skipped && !rust_kill) {
+        c.result = Kill::Error;
+        c.detail = "skipped, yet no other Rust check killed the mutant".into();
+    }
     MutantResult {
         id: mu.id.clone(),
         kind: mu.kind.clone(),
@@ -239,14 +315,22 @@ pub fn select<'a>(man: &'a Manifest, ids: &[String]) -> Result<Vec<&'a Mutant>, 
 pub fn print_table(results: &[MutantResult]) {
     let mut t = crate::table::new(&["mutant", "kind", "", "killed by"], &[]);
     let mut notes = Vec::new();
+    let mut skipped = 0;
     for r in results {
         let killers = if r.killed_by.is_empty() { "NOTHING".to_string() } else { r.killed_by.join(", ") };
         t.add_row(vec![r.id.clone(), r.kind.clone(), if r.ok() { "ok" } else { "FAIL" }.into(), killers]);
-        for c in r.checks.iter().filter(|c| c.result != Kill::Killed) {
-            notes.push(format!("{}: {:?}: {} — {}", r.id, c.result, c.check, c.detail));
+        for c in &r.checks {
+            match c.result {
+                Kill::Killed => {}
+                Kill::Skipped => skipped += 1,
+                _ => notes.push(format!("{}: {:?}: {} — {}", r.id, c.result, c.check, c.detail)),
+            }
         }
     }
     println!("{}", crate::table::render(&t));
+    if skipped > 0 {
+        println!("  {skipped} Rust checks not run: a cheaper one had killed their mutant (--first-kill)");
+    }
     for n in notes {
         println!("  {n}");
     }
@@ -255,6 +339,46 @@ pub fn print_table(results: &[MutantResult]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_kill_tries_the_cheapest_rust_check_first() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let man = Manifest::load(&root.join("specs/manifest.json")).unwrap();
+        for m in &man.mutants {
+            let ks = rust_killers(m);
+            assert!(ks.windows(2).all(|w| cost_rank(w[0]) <= cost_rank(w[1])), "{}", m.id);
+            assert!(ks.iter().all(|k| !matches!(k, Killer::Tlc { .. } | Killer::Proof { .. })), "{}", m.id);
+        }
+        // napi-defer-no-kick: its proptests before its chain and trace checks
+        let m = man.mutants.iter().find(|m| m.id == "napi-defer-no-kick").unwrap();
+        let labels: Vec<String> = rust_killers(m).iter().map(|k| k.label()).collect();
+        assert!(labels[0].starts_with("proptest:") && labels.last().unwrap().starts_with("trace:"), "{labels:?}");
+    }
+
+    #[test]
+    fn a_skipped_check_needs_a_rust_kill_beside_it() {
+        let man = Manifest::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/manifest.json")).unwrap();
+        let m = man.mutants.iter().find(|m| m.id == "napi-defer-no-kick").unwrap();
+        // No Rust check ran: every one is skipped, and none may stand.
+        let none = RustChecks { ran: HashMap::new(), first_kill: true };
+        let mut models = HashMap::new();
+        for k in &m.killers {
+            if let Killer::Tlc { model } = k {
+                models.insert(model.clone(), killed_model(model));
+            }
+        }
+        let r = run_mutant(m, &models, &none, false);
+        assert!(!r.ok(), "{:?}", r.checks);
+        assert!(r.checks.iter().any(|c| c.result == Kill::Error && c.detail.contains("no other Rust check")));
+    }
+
+    /// A TLC result for `name` that killed its mutant.
+    fn killed_model(name: &str) -> ModelResult {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "spec": "S.tla", "config": "c.cfg", "expected": "violation:X", "outcome": "violation:X", "seconds": 1.0,
+        }))
+        .unwrap()
+    }
 
     #[test]
     fn the_other_tests_are_those_no_killer_runs() {

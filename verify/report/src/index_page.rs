@@ -272,6 +272,7 @@ fn cell(m: &MutantResult, kind: &'static str) -> Cell {
                 Kill::Killed => ("✓", "killed"),
                 Kill::Survived => ("✗", "survived"),
                 Kill::Error => ("✗", "error"),
+                Kill::Skipped => ("·", "skipped"),
             };
             Mark { mark, class, title: format!("{}: {class} — {}", c.check, c.detail) }
         })

@@ -9,6 +9,9 @@ pub enum Kill {
     Killed,
     Survived,
     Error,
+    /// Not run: a cheaper Rust check already killed the mutant and the
+    /// run asked for the first kill only (`--first-kill`, make test).
+    Skipped,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -35,8 +38,10 @@ pub struct MutantResult {
 }
 
 impl MutantResult {
+    /// Killed, and by every check that ran; a skipped check stands for
+    /// one of its layer (spec or Rust) that killed it.
     pub fn ok(&self) -> bool {
-        !self.killed_by.is_empty() && self.checks.iter().all(|c| c.result == Kill::Killed)
+        !self.killed_by.is_empty() && self.checks.iter().all(|c| matches!(c.result, Kill::Killed | Kill::Skipped))
     }
 }
 

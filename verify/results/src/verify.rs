@@ -106,7 +106,7 @@ impl VerifyDoc {
             problems.push(format!("proof {}: {} (expected {})", p.name, p.outcome, p.expected));
         }
         for mu in self.mutants.iter().map(|m| &m.result).filter(|m| !m.ok()) {
-            let not: Vec<&str> = mu.checks.iter().filter(|c| c.result != Kill::Killed).map(|c| c.check.as_str()).collect();
+            let not: Vec<&str> = mu.checks.iter().filter(|c| !matches!(c.result, Kill::Killed | Kill::Skipped)).map(|c| c.check.as_str()).collect();
             problems.push(format!("mutant {}: not killed by {}", mu.id, if not.is_empty() { "any check".to_string() } else { not.join(", ") }));
         }
         if let Some(m) = &self.mutation {

@@ -29,9 +29,22 @@ pub struct MutantArgs {
     #[arg(long, value_name = "KIND", conflicts_with = "ids")]
     other_tests: Option<OtherTests>,
     #[command(flatten)]
+    first_kill: FirstKill,
+    #[command(flatten)]
     tlc: TlcArgs,
     #[command(flatten)]
     common: Common,
+}
+
+/// How many of a mutant's Rust checks run.
+#[derive(Args)]
+pub struct FirstKill {
+    /// Run each mutant's Rust checks cheapest first and stop at the first
+    /// that kills it; the rest show as skipped. Every test target still
+    /// runs once without a mutant, and every TLC model and proof runs.
+    /// make test uses it; make verify runs every check
+    #[arg(long)]
+    pub first_kill: bool,
 }
 
 #[derive(Serialize)]
@@ -61,7 +74,7 @@ pub fn run(a: &MutantArgs) -> Result<bool, String> {
     }
     let chosen = mutants::select(&man, &a.ids)?;
     let models = run_models(&root, &man, &models_for(&man, &chosen), &a.tlc, &a.common)?;
-    let results = run_mutants(&root, &chosen, &models, a.tlc.jobs, &a.common);
+    let results = run_mutants(&root, &chosen, &models, a.tlc.jobs, a.first_kill.first_kill, &a.common);
     let ok = results.iter().all(MutantResult::ok);
     if a.common.json {
         let mutants = results.iter().map(MutantDoc::from).collect();
@@ -90,8 +103,15 @@ fn models_for<'a>(man: &'a Manifest, chosen: &[&Mutant]) -> Vec<&'a Model> {
 
 /// Every chosen mutant against its killers: the TLC models already run,
 /// the proofs, and the Rust checks, `jobs` test runs at once (0: one per core).
-pub fn run_mutants(root: &Path, chosen: &[&Mutant], models: &[ModelResult], jobs: usize, c: &Common) -> Vec<MutantResult> {
+pub fn run_mutants(
+    root: &Path,
+    chosen: &[&Mutant],
+    models: &[ModelResult],
+    jobs: usize,
+    first_kill: bool,
+    c: &Common,
+) -> Vec<MutantResult> {
     let by_name: HashMap<String, ModelResult> = models.iter().map(|m| (m.name.clone(), m.clone())).collect();
-    let rust = RustChecks::run(root, chosen, ringlab_tlc::parallel::jobs(jobs), !c.quiet);
+    let rust = RustChecks::run(root, chosen, ringlab_tlc::parallel::jobs(jobs), first_kill, !c.quiet);
     chosen.iter().map(|mu| mutants::run_mutant(mu, &by_name, &rust, !c.quiet)).collect()
 }

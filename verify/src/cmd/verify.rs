@@ -43,6 +43,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     kernel: bool,
     #[command(flatten)]
+    first_kill: super::mutants::FirstKill,
+    #[command(flatten)]
     empty: ringlab_kernel::empty::AllowEmpty,
 }
 
@@ -58,7 +60,7 @@ pub fn run(a: &VerifyArgs) -> Result<bool, String> {
     let thresholds = clock.time("thresholds", || run_thresholds(&root, &man, &a.tlc, &a.common))?;
     let presults = clock.time("proofs", || run_proofs(&[], &a.common))?;
     let all: Vec<_> = man.mutants.iter().collect();
-    let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, a.tlc.jobs, &a.common));
+    let uresults = clock.time("mutants", || run_mutants(&root, &all, &mresults, a.tlc.jobs, a.first_kill.first_kill, &a.common));
     let mutation = clock.time("mutation sample", || {
         (a.mutate_sample > 0).then(|| super::mutate::sample(a.mutate_sample, a.rust_mutants, a.common.quiet, &mresults))
     });
@@ -192,8 +194,15 @@ pub fn performance(d: &VerifyDoc) -> String {
             chain
         ));
     }
-    let rust = d.mutants.iter().flat_map(|m| &m.result.checks).filter(|c| !c.check.starts_with("tlc:") && !c.check.starts_with("proof:")).count();
-    parts.push(format!("mutants {} with {rust} Rust checks in {:.0} s", d.mutants.len(), secs("mutants")));
+    let rust: Vec<_> = d
+        .mutants
+        .iter()
+        .flat_map(|m| &m.result.checks)
+        .filter(|c| !c.check.starts_with("tlc:") && !c.check.starts_with("proof:"))
+        .collect();
+    let skipped = rust.iter().filter(|c| c.result == ringlab_results::mutants::Kill::Skipped).count();
+    let skipped = if skipped > 0 { format!(" ({skipped} skipped after a first kill)") } else { String::new() };
+    parts.push(format!("mutants {} with {} Rust checks{skipped} in {:.0} s", d.mutants.len(), rust.len(), secs("mutants")));
     format!("performance: {}", parts.join("; "))
 }
 
