@@ -36,3 +36,5 @@ pub mod faults;
 pub mod kernel_test;
 pub mod iouring;
 pub mod tun_vhost;
+pub mod boundary;
+pub mod boundary_live;

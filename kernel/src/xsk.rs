@@ -59,6 +59,13 @@ impl Xsk {
         Ok(x)
     }
 
+    /// [`Xsk::create`] with XDP_UMEM_REG's `flags` ([`Xsk::unbound_with`]).
+    pub fn create_with(c: &XskConfig, umem_flags: u32) -> io::Result<Xsk> {
+        let x = Xsk::unbound_with(c, umem_flags)?;
+        bind_retrying(x.fd, &sockaddr(c))?;
+        Ok(x)
+    }
+
     /// One bind(2) to `c`'s queue (and `c`'s flags); Busy leaves the
     /// socket unbound and as it was, to be bound again.
     pub fn bind(&self, c: &XskConfig) -> io::Result<Bind> {
@@ -68,6 +75,13 @@ impl Xsk {
     /// The umem registered, the rings sized and mapped; not bound yet
     /// (`c`'s interface and queue are for [`Xsk::bind`]).
     pub fn unbound(c: &XskConfig) -> io::Result<Xsk> {
+        Xsk::unbound_with(c, 0) // aligned chunks
+    }
+
+    /// The same with XDP_UMEM_REG's `flags` (e.g.
+    /// XDP_UMEM_UNALIGNED_CHUNK_FLAG); the umem is `c.frames` chunks of
+    /// `c.frame_size` bytes either way.
+    pub fn unbound_with(c: &XskConfig, umem_flags: u32) -> io::Result<Xsk> {
         // Safety: plain socket(2).
         let fd = unsafe { libc::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         check(fd as libc::c_long, "socket(AF_XDP)")?;
@@ -78,7 +92,7 @@ impl Xsk {
             len: umem.len,
             chunk_size: c.frame_size,
             headroom: c.headroom,
-            flags: 0, // aligned chunks
+            flags: umem_flags,
             tx_metadata_len: 0,
         };
         setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, "XDP_UMEM_REG")?;

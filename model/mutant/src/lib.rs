@@ -72,6 +72,7 @@ pub const KNOWN: &[&str] = &[
     "mutant-napi-gro-self",
     // The model as oracle of the live diff and the chain (model/src).
     "mutant-diff-straddle",
+    "mutant-diff-offset-unmasked",
     "mutant-diff-budget-33",
     "mutant-diff-rx-fq-per-socket",
     "mutant-chain-unsubmitted-completion",

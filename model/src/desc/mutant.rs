@@ -1,7 +1,9 @@
 //! Deliberately wrong versions of the checks, each a switch in the one
 //! implementation (validate.rs). ringlab-prove refutes each of them; the
-//! feature `mutant-diff-straddle` builds [`Mutant::NoStraddle`] into the
-//! model so that `ringlab diff` must catch it on the live kernel.
+//! switch `mutant-diff-straddle` builds [`Mutant::NoStraddle`] into the
+//! model so that `ringlab diff` must catch it on the live kernel, and
+//! `mutant-diff-offset-unmasked` [`Mutant::OffsetUnmasked`], which only
+//! `ringlab diff --boundary`'s unaligned umems reach.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mutant {
@@ -32,10 +34,12 @@ impl Mutant {
         Mutant::OffsetUnmasked,
     ];
 
-    /// The one the model runs with: `mutant-diff-straddle` or none.
+    /// The one the model runs with: as the run's mutant switch says.
     pub fn built() -> Mutant {
         if ringlab_mutant::on("mutant-diff-straddle") {
             Mutant::NoStraddle
+        } else if ringlab_mutant::on("mutant-diff-offset-unmasked") {
+            Mutant::OffsetUnmasked
         } else {
             Mutant::None
         }
@@ -46,6 +50,7 @@ impl Mutant {
     pub fn campaign_id(self) -> Option<&'static str> {
         match self {
             Mutant::NoStraddle => Some("diff-straddle"),
+            Mutant::OffsetUnmasked => Some("diff-offset-unmasked"),
             _ => None,
         }
     }

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use ringlab_kernel::boundary::{self, BoundaryDoc};
+use ringlab_kernel::boundary_live;
 use ringlab_kernel::bpf::Redirect;
 use ringlab_kernel::campaign::{self, Opts, Summary};
 use ringlab_kernel::diff_doc::{ChainDoc, DiffDoc};
@@ -82,6 +84,12 @@ pub struct DiffArgs {
     /// difference no profile rule explains fails the run
     #[arg(long, value_name = "A,B", conflicts_with_all = ["replay", "profile", "iouring", "observe", "redirect", "itf"])]
     kernels: Option<String>,
+    /// Every boundary descriptor (model::desc's grids) sent alone on
+    /// aligned and unaligned umems, each accept/refuse held to the model's
+    /// validator, instead of the campaign (`--kernels` runs it on both
+    /// kernels too)
+    #[arg(long, conflicts_with_all = ["replay", "iouring", "kernels", "profile", "observe", "itf"])]
+    boundary: bool,
     #[command(flatten)]
     empty: AllowEmpty,
 }
@@ -116,6 +124,32 @@ struct DiffOut<'a> {
     doc: &'a DiffDoc,
 }
 
+/// `ringlab diff --boundary --json`.
+#[derive(Serialize)]
+struct BoundaryOut<'a> {
+    #[serde(flatten)]
+    header: Header,
+    #[serde(flatten)]
+    doc: &'a BoundaryDoc,
+}
+
+/// `ringlab diff --boundary`: the table (or one JSON line), SKIP where
+/// this process cannot reach AF_XDP.
+fn run_boundary(a: &DiffArgs) -> Result<bool, String> {
+    if let Some(why) = skip_reason() {
+        return Ok(a.empty.skip(&why));
+    }
+    let doc = boundary_live::run().map_err(|e| format!("boundary: {e}"))?;
+    if a.json {
+        // one line: the test VM's host reads the last JSON line of stdout
+        let out = BoundaryOut { header: Header::new("diff-boundary"), doc: &doc };
+        println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", boundary::table(&doc));
+    }
+    Ok(doc.ok)
+}
+
 /// The seed given, else one from the clock; printed either way.
 pub fn seed_or_clock(given: Option<u64>) -> u64 {
     let s = given.unwrap_or_else(|| {
@@ -142,6 +176,9 @@ fn profile(name: ProfileName, tx: TxArgs) -> Result<Profile, String> {
 pub fn run(a: &DiffArgs) -> Result<bool, String> {
     if a.iouring {
         return run_iouring(a);
+    }
+    if a.boundary {
+        return run_boundary(a);
     }
     if a.replay.is_none() {
         a.empty.count("--scenarios", a.scenarios)?;

@@ -3,10 +3,15 @@
 //! under its own profile, then the two kernels held to each other
 //! (ringlab_kernel::kernels). Every difference is printed once per
 //! explanation, on a shrunk scenario, both kernels' answers side by side,
-//! with the rules that explain it and where each rule comes from.
+//! with the rules that explain it and where each rule comes from. Each
+//! kernel also judges every boundary descriptor alone (`ringlab diff
+//! --boundary`, ringlab_kernel::boundary): both held to the model's
+//! validator, and every descriptor the two judged differently shown.
 
 use serde::Serialize;
 
+use ringlab_kernel::boundary::{self, kernel_differences, BoundaryDoc, KernelDifference};
+use ringlab_kernel::boundary_live;
 use ringlab_kernel::campaign::{self, Opts};
 use ringlab_kernel::compare::check;
 use ringlab_kernel::env::release;
@@ -27,7 +32,22 @@ struct KernelsDoc<'a> {
     host: SideDoc,
     vm: SideDoc,
     comparison: &'a Comparison,
+    boundary: BoundaryPair,
     ok: bool,
+}
+
+/// Both kernels' boundary descriptors (Err: why a side has none).
+#[derive(Serialize)]
+struct BoundaryPair {
+    host: Result<BoundaryDoc, String>,
+    vm: Result<BoundaryDoc, String>,
+    differences: Vec<KernelDifference>,
+}
+
+impl BoundaryPair {
+    fn ok(&self) -> bool {
+        matches!((&self.host, &self.vm), (Ok(a), Ok(b)) if a.ok && b.ok)
+    }
 }
 
 #[derive(Serialize)]
@@ -51,6 +71,7 @@ pub fn run(pair: &str, scenarios: u64, seed: Option<u64>, json: bool) -> Result<
     eprintln!("diff --kernels: {scenarios} scenarios, seed {seed}, on {} (profile {}) and 6.12.117 in the VM (profile 6.12)", release(), host_profile.name);
     let opts = Opts { scenarios, seed, progress: false, out: None, stop_after: None, jobs: 0, observe: true };
     let host = campaign::run(opts).map_err(|e| format!("the host's campaign: {e}"))?;
+    let host_boundary = boundary_live::run().map_err(|e| format!("the host's boundary descriptors: {e}"));
     eprintln!("diff --kernels: host done ({:.1} s); booting 6.12.117", host.seconds);
     let vm = vm_side::run(&root, scenarios, seed)?;
     let vm_profile = Profile::for_release("6.12");
@@ -69,7 +90,12 @@ pub fn run(pair: &str, scenarios: u64, seed: Option<u64>, json: bool) -> Result<
             Err(err) => problems.push(format!("the shrunk scenario of {} did not run on the host: {err}", e.rules.join("+"))),
         }
     }
-    let ok = c.ok() && problems.is_empty() && host.divergences.is_empty() && vm.doc.divergences == 0;
+    let differences = match (&host_boundary, &vm.boundary) {
+        (Ok(a), Ok(b)) => kernel_differences(a, b),
+        _ => Vec::new(),
+    };
+    let boundary = BoundaryPair { host: host_boundary, vm: vm.boundary.clone(), differences };
+    let ok = c.ok() && problems.is_empty() && host.divergences.is_empty() && vm.doc.divergences == 0 && boundary.ok();
     let side = |kernel: &str, profile: &str, n: u64, d: u64, s: f64| SideDoc { kernel: kernel.into(), profile: profile.into(), scenarios: n, divergences: d, seconds: s };
     let doc = KernelsDoc {
         header: Header::new("diff-kernels"),
@@ -77,6 +103,7 @@ pub fn run(pair: &str, scenarios: u64, seed: Option<u64>, json: bool) -> Result<
         host: side(&host.kernel, host_profile.name, host.scenarios, host.divergences.len() as u64, host.seconds),
         vm: side(&vm.doc.kernel, &vm.doc.profile, vm.doc.scenarios, vm.doc.divergences, vm.boot_seconds),
         comparison: &c,
+        boundary,
         ok,
     };
     if json {
@@ -115,7 +142,24 @@ fn print(d: &KernelsDoc, pa: &Profile, pb: &Profile, problems: &[String]) {
     for p in c.problems.iter().chain(problems) {
         println!("PROBLEM {p}");
     }
+    print_boundary(&d.boundary);
     println!("diff --kernels: {}", if d.ok { "every difference explained" } else { "FAILED" });
+}
+
+/// Both kernels' boundary tables side by side, or why a side has none.
+fn print_boundary(b: &BoundaryPair) {
+    println!();
+    match (&b.host, &b.vm) {
+        (Ok(h), Ok(v)) => print!("{}", boundary::side_by_side(h, v, "host", "vm")),
+        (h, v) => {
+            for (name, r) in [("host", h), ("vm", v)] {
+                if let Err(e) = r {
+                    println!("PROBLEM boundary descriptors on the {name}: {e}");
+                }
+            }
+        }
+    }
+    println!("boundary: {}", if b.ok() { "both kernels agree with the model on every descriptor" } else { "FAILED" });
 }
 
 fn explained(e: &Explained, pa: &Profile, pb: &Profile, a: &str, b: &str) {
