@@ -71,13 +71,17 @@ test-loom: deps
 # make test runs each test once. Every test target a mutant's killer
 # names runs in `ringlab verify`, without the mutant first (its baseline)
 # and then with each mutant, loom's included; test-rest runs the others
-# (`ringlab mutants --other-tests` names them). test-rust and test-loom
+# (`ringlab mutants --other-tests` names them), built with the features
+# verify builds the killers with (the mutants compiled in, switched off
+# at run time) so that both share one build. test-rust and test-loom
 # still run everything, for a quick loop without the campaign.
 test-rest: build
 	@t=$$($(RINGLAB) mutants --other-tests plain) || exit 1; \
 	echo "$(CARGO) test --workspace --lib --bins --examples $$t"; \
 	$(CARGO) test --workspace --lib --bins --examples $$t
-	$(CARGO) test --workspace --doc
+	@f=$$($(RINGLAB) mutants --other-tests features) || exit 1; \
+	echo "$(CARGO) test --workspace --doc $$f"; \
+	$(CARGO) test --workspace --doc $$f
 	@t=$$($(RINGLAB) mutants --other-tests loom) || exit 1; \
 	if [ -n "$$t" ]; then \
 	    echo "$(LOOM_ENV) $(CARGO) test -p ringlab-sim --release $$t"; \

@@ -7,10 +7,20 @@
 //! cargo for the executables (`--no-run`, JSON messages) and runs them
 //! itself, as cargo would (from the package's folder, with its
 //! CARGO_MANIFEST_DIR), `jobs` at a time.
+//!
+//! The plain targets are built for the whole workspace with
+//! [`MUTANT_FEATURES`], as `make test` builds the other tests (`ringlab
+//! mutants --other-tests`), so the two builds share every library and
+//! only the killers' own test files are compiled here.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Every package's `mutants` feature: the mutants compiled in behind
+/// their run-time switch (off unless RINGLAB_MUTANT names one).
+pub const MUTANT_FEATURES: &str =
+    "ringlab-model/mutants,ringlab-ring/mutants,ringlab-sim/mutants,ringlab-kernel/mutants,ringlab-tlc/mutants";
 
 /// One test target of one package, plain or built for loom.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,12 +73,14 @@ fn cargo(root: &Path, loom: bool) -> Command {
     c
 }
 
-/// Builds every target, one cargo call per package and flavour; a
-/// target that did not build maps to why.
+/// Builds every target: the plain ones in one cargo call over the
+/// workspace, the loom ones in one per package; a target that did not
+/// build maps to why.
 pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, Result<Built, String>> {
     let mut groups: HashMap<(bool, &str), Vec<&Target>> = HashMap::new();
     for t in targets {
-        groups.entry((t.loom, t.package.as_str())).or_default().push(t);
+        let package = if t.loom { t.package.as_str() } else { "" };
+        groups.entry((t.loom, package)).or_default().push(t);
     }
     let mut keys: Vec<_> = groups.keys().copied().collect();
     keys.sort();
@@ -76,14 +88,17 @@ pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, 
     for (loom, package) in keys {
         let wanted = &groups[&(loom, package)];
         let mut c = cargo(root, loom);
-        c.args(["test", "-p", package, "--features", "mutants", "--no-run", "--message-format=json-render-diagnostics"]);
-        if loom {
-            c.arg("--release");
-        }
+        let shown = if loom {
+            c.args(["test", "-p", package, "--features", "mutants", "--release"]);
+            format!("RUSTFLAGS='--cfg loom' cargo test -p {package} --features mutants --release --no-run")
+        } else {
+            c.args(["test", "--workspace", "--features", MUTANT_FEATURES]);
+            format!("cargo test --workspace --features {MUTANT_FEATURES} --no-run")
+        };
+        c.args(["--no-run", "--message-format=json-render-diagnostics"]);
         for t in wanted {
             c.args(["--test", &t.test]);
         }
-        let shown = format!("{}cargo test -p {package} --features mutants --no-run", if loom { "RUSTFLAGS='--cfg loom' " } else { "" });
         if verbose {
             eprintln!("    $ {shown} ({} targets)", wanted.len());
         }
@@ -106,7 +121,7 @@ pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, 
                 Ok(exes) => exes
                     .get(&t.test)
                     .cloned()
-                    .ok_or_else(|| format!("{shown}: cargo built no test target `{}` in {package}", t.test)),
+                    .ok_or_else(|| format!("{shown}: cargo built no test target `{}` in {}", t.test, t.package)),
             };
             out.insert((*t).clone(), r);
         }

@@ -21,11 +21,13 @@ use crate::table;
 pub struct MutantArgs {
     /// Mutant ids (default: all)
     ids: Vec<String>,
-    /// Print, as cargo arguments (`--test NAME` ...), the workspace's test
-    /// targets no mutant's killer runs, and run nothing: `plain` the
-    /// others, `loom` the loom ones (named loom*). `make test` runs these
-    /// with cargo and leaves every killer's target to `ringlab verify`,
-    /// which runs it without a mutant first, so each test runs once.
+    /// Print, as cargo arguments (`--features ... --test NAME ...`), the
+    /// workspace's test targets no mutant's killer runs, and run nothing:
+    /// `plain` the others, `loom` the loom ones (named loom*), `features`
+    /// only the features. `make test` runs these with cargo and leaves
+    /// every killer's target to `ringlab verify`, which runs it without a
+    /// mutant first, so each test runs once; the features are those
+    /// verify builds the killers with, so both builds share their libraries.
     #[arg(long, value_name = "KIND", conflicts_with = "ids")]
     other_tests: Option<OtherTests>,
     #[command(flatten)]
@@ -59,16 +61,23 @@ struct MutantsDoc {
 pub enum OtherTests {
     Plain,
     Loom,
+    Features,
 }
 
 pub fn run(a: &MutantArgs) -> Result<bool, String> {
     let (root, man) = load()?;
     if let Some(kind) = a.other_tests {
-        let all = mutants::test_targets(&root)?;
-        let args: Vec<String> = mutants::other_tests(&man, &all, kind == OtherTests::Loom)
-            .iter()
-            .map(|t| format!("--test {t}"))
-            .collect();
+        let features = if kind == OtherTests::Loom { "mutants" } else { crate::test_bins::MUTANT_FEATURES };
+        let mut args = vec![format!("--features {features}")];
+        if kind != OtherTests::Features {
+            let all = mutants::test_targets(&root)?;
+            let tests = mutants::other_tests(&man, &all, kind == OtherTests::Loom);
+            // None: print nothing, so that the caller runs nothing.
+            if tests.is_empty() {
+                args.clear();
+            }
+            args.extend(tests.iter().map(|t| format!("--test {t}")));
+        }
         println!("{}", args.join(" "));
         return Ok(true);
     }
