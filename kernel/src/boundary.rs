@@ -138,7 +138,7 @@ impl Seen {
     /// opener is dropped with it). Accepted: it did not, and the packet
     /// completed. Anything else has no verdict, and says what was seen.
     pub fn verdict(&self) -> Result<Verdict, String> {
-        let refused = if self.in_packet { 2 } else { 1 };
+        let refused = self.invalid_if_refused();
         match self.invalid {
             n if n == refused => Ok(Verdict::Refused),
             0 if self.completions == self.expected => Ok(Verdict::Accepted),
@@ -149,11 +149,30 @@ impl Seen {
         }
     }
 
-    /// How `d` is sent: the completions it makes if accepted, and
-    /// whether an opener goes first.
-    pub fn plan(d: &Boundary) -> (u32, bool) {
-        let in_packet = needs_opener(d);
-        (1 + opens_packet(d) as u32 + in_packet as u32, in_packet)
+    /// What tx_invalid_descs gains if the descriptor is refused.
+    pub fn invalid_if_refused(&self) -> u64 {
+        1 + self.in_packet as u64
+    }
+}
+
+/// How a descriptor is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// XDP_TX_METADATA: second in a packet, after [`Case::opener`].
+    pub opener: bool,
+    /// XDP_PKT_CONTD: it may open a packet, so [`Case::closer`] follows.
+    pub closer: bool,
+}
+
+impl Plan {
+    pub fn of(d: &Boundary) -> Plan {
+        Plan { opener: d.options & XDP_TX_METADATA != 0, closer: d.options & XDP_PKT_CONTD != 0 }
+    }
+
+    /// The completions an accepted descriptor makes: its own, its
+    /// opener's and its closer's.
+    pub fn completions(self) -> u32 {
+        1 + self.opener as u32 + self.closer as u32
     }
 }
 
@@ -207,21 +226,16 @@ impl BoundaryDoc {
         let ok = !cases.is_empty() && cases.iter().all(CaseResult::ok);
         BoundaryDoc { kernel, cases, ok }
     }
+
+    /// The result for `case`'s umem, if it was run.
+    pub fn case(&self, case: &Case) -> Option<&CaseResult> {
+        self.cases.iter().find(|c| c.mode == case.mode && c.chunk == case.chunk)
+    }
 }
 
 /// The model's verdict on `d` for `pool`.
 pub fn model_verdict(pool: &Pool<u64>, d: &Boundary) -> Verdict {
     Verdict::of(xp_validate_desc(pool, &Desc::new(d.addr, d.len, d.options)))
-}
-
-/// Whether `d` may open a multi-buffer packet (and so needs a closer).
-pub fn opens_packet(d: &Boundary) -> bool {
-    d.options & XDP_PKT_CONTD != 0
-}
-
-/// Whether `d` is sent second in a packet ([`Case::opener`]).
-pub fn needs_opener(d: &Boundary) -> bool {
-    d.options & XDP_TX_METADATA != 0
 }
 
 /// Holds the kernel's answers for `case` to the model's: `kernel_reg` is
@@ -257,6 +271,22 @@ pub fn compare(case: &Case, kernel_reg: Result<(), String>, seen: &[Seen], model
         r.verdicts.push(kernel);
     }
     r
+}
+
+/// What a kernel that judges every grid descriptor of `case` as the
+/// model does would show (for checking what reads the results); Err if
+/// the model refuses the umem.
+pub fn seen_as_modelled(case: &Case) -> Result<Vec<Seen>, String> {
+    let pool = case.model_pool()?;
+    let seen = |d: &Boundary| {
+        let plan = Plan::of(d);
+        let s = Seen { invalid: 0, completions: 0, expected: plan.completions(), errno: 0, in_packet: plan.opener };
+        match model_verdict(&pool, d) {
+            Verdict::Accepted => Seen { completions: s.expected, ..s },
+            Verdict::Refused => Seen { invalid: s.invalid_if_refused(), ..s },
+        }
+    };
+    Ok(case.grid().iter().map(seen).collect())
 }
 
 /// The table `ringlab diff --boundary` prints, one row a umem, then each
@@ -296,13 +326,17 @@ fn reg_word(r: &Result<(), String>) -> String {
     }
 }
 
-/// One disagreement, for people.
-pub fn disagreement_line(d: &Disagreement) -> String {
-    let kernel = match &d.kernel {
+/// A kernel's verdict, or why it has none, for people.
+fn kernel_word(v: &Result<Verdict, String>) -> String {
+    match v {
         Ok(v) => v.word().to_string(),
         Err(e) => e.clone(),
-    };
-    format!("addr {:#x} len {} options {:#x} ({}): kernel {kernel}, model {}", d.addr, d.len, d.options, d.what, d.model.word())
+    }
+}
+
+/// One disagreement, for people.
+pub fn disagreement_line(d: &Disagreement) -> String {
+    format!("addr {:#x} len {} options {:#x} ({}): kernel {}, model {}", d.addr, d.len, d.options, d.what, kernel_word(&d.kernel), d.model.word())
 }
 
 /// A descriptor two kernels judged differently, with the model's verdict
@@ -326,8 +360,7 @@ pub struct KernelDifference {
 pub fn kernel_differences(a: &BoundaryDoc, b: &BoundaryDoc) -> Vec<KernelDifference> {
     let mut out = Vec::new();
     for case in &CASES {
-        let find = |d: &BoundaryDoc| d.cases.iter().find(|c| c.mode == case.mode && c.chunk == case.chunk).cloned();
-        let (Some(ca), Some(cb)) = (find(a), find(b)) else { continue };
+        let (Some(ca), Some(cb)) = (a.case(case), b.case(case)) else { continue };
         let pool = case.model_pool();
         let grid = case.grid();
         let reg = |c: &CaseResult| c.kernel_reg.as_ref().map(|_| Verdict::Accepted).map_err(Clone::clone);
@@ -339,8 +372,8 @@ pub fn kernel_differences(a: &BoundaryDoc, b: &BoundaryDoc) -> Vec<KernelDiffere
                 len: 0,
                 options: 0,
                 what: "XDP_UMEM_REG".into(),
-                a: reg(&ca),
-                b: reg(&cb),
+                a: reg(ca),
+                b: reg(cb),
                 model: Verdict::of(pool.is_ok()),
             });
         }
@@ -371,47 +404,35 @@ pub fn side_by_side(a: &BoundaryDoc, b: &BoundaryDoc, name_a: &str, name_b: &str
         Some(c) => format!("{:>5} {:>8} {:>7} {:>8}", c.tried, c.accepted, c.refused, c.disagreements.len()),
         None => format!("{:>31}", "(not run)"),
     };
-    let mut t = format!("boundary descriptors: {name_a} {} | {name_b} {}
-", a.kernel, b.kernel);
-    t += &format!("  {:<10} {:>5} | {name_a:<31} | {name_b}
-", "", "");
-    t += &format!("  {:<10} {:>5} | {h} | {h}
-", "umem", "chunk", h = "tried accepted refused disagree");
+    let mut t = format!("boundary descriptors: {name_a} {} | {name_b} {}\n", a.kernel, b.kernel);
+    t += &format!("  {:<10} {:>5} | {name_a:<31} | {name_b}\n", "", "");
+    t += &format!("  {:<10} {:>5} | {h} | {h}\n", "umem", "chunk", h = "tried accepted refused disagree");
     for case in &CASES {
-        let find = |d: &BoundaryDoc| d.cases.iter().find(|c| c.mode == case.mode && c.chunk == case.chunk).cloned();
-        t += &format!("  {:<10} {:>5} | {} | {}
-", case.mode.name(), case.chunk, cols(find(a).as_ref()), cols(find(b).as_ref()));
+        t += &format!("  {:<10} {:>5} | {} | {}\n", case.mode.name(), case.chunk, cols(a.case(case)), cols(b.case(case)));
     }
-    let word = |v: &Result<Verdict, String>| match v {
-        Ok(v) => v.word().to_string(),
-        Err(e) => e.clone(),
-    };
     let diffs = kernel_differences(a, b);
     for d in &diffs {
         t += &format!(
-            "  KERNELS DIFFER {} {}: addr {:#x} len {} options {:#x} ({}): {name_a} {}, {name_b} {}, model {}
-",
+            "  KERNELS DIFFER {} {}: addr {:#x} len {} options {:#x} ({}): {name_a} {}, {name_b} {}, model {}\n",
             d.mode.name(),
             d.chunk,
             d.addr,
             d.len,
             d.options,
             d.what,
-            word(&d.a),
-            word(&d.b),
+            kernel_word(&d.a),
+            kernel_word(&d.b),
             d.model.word()
         );
     }
     for (name, doc) in [(name_a, a), (name_b, b)] {
         for c in &doc.cases {
             for d in &c.disagreements {
-                t += &format!("  DISAGREE {name} {} {}: {}
-", c.mode.name(), c.chunk, disagreement_line(d));
+                t += &format!("  DISAGREE {name} {} {}: {}\n", c.mode.name(), c.chunk, disagreement_line(d));
             }
         }
     }
-    t += &format!("  the two kernels judged {} descriptors differently
-", diffs.len());
+    t += &format!("  the two kernels judged {} descriptors differently\n", diffs.len());
     t
 }
 
@@ -419,19 +440,8 @@ pub fn side_by_side(a: &BoundaryDoc, b: &BoundaryDoc, name_a: &str, name_b: &str
 mod tests {
     use super::*;
 
-    /// What a kernel that agrees with the model would show.
     fn agreeing(case: &Case) -> Vec<Seen> {
-        let pool = case.model_pool().unwrap();
-        case.grid()
-            .iter()
-            .map(|d| {
-                let (expected, in_packet) = Seen::plan(d);
-                match model_verdict(&pool, d) {
-                    Verdict::Accepted => Seen { invalid: 0, completions: expected, expected, errno: 0, in_packet },
-                    Verdict::Refused => Seen { invalid: 1 + in_packet as u64, completions: 0, expected, errno: 0, in_packet },
-                }
-            })
-            .collect()
+        seen_as_modelled(case).unwrap()
     }
 
     #[test]
@@ -493,6 +503,27 @@ mod tests {
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!((d[0].mode, d[0].chunk, d[0].len, d[0].model), (Mode::Unaligned, 2048, 0, Verdict::Refused));
         assert!(side_by_side(&docs[0], &b, "host", "vm").contains("KERNELS DIFFER unaligned 2048"));
+    }
+
+    #[test]
+    fn a_registration_only_one_kernel_refuses_is_a_difference() {
+        let agree = |c: &Case| compare(c, Ok(()), &agreeing(c), model_verdict);
+        let a = BoundaryDoc::of("a".into(), CASES.iter().map(agree).collect());
+        let mut b = a.clone();
+        b.cases[1] = compare(&CASES[1], Err("XDP_UMEM_REG: EINVAL".into()), &[], model_verdict);
+        let d = kernel_differences(&a, &b);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!((d[0].what.as_str(), d[0].chunk, &d[0].a, d[0].model), ("XDP_UMEM_REG", 4096, &Ok(Verdict::Accepted), Verdict::Accepted));
+        assert!(d[0].b.is_err());
+    }
+
+    #[test]
+    fn each_option_adds_its_packet_part() {
+        let plan = |options| Plan::of(&Boundary { addr: 0, len: 60, options, what: String::new() });
+        assert_eq!(plan(0).completions(), 1);
+        assert_eq!(plan(XDP_PKT_CONTD), Plan { opener: false, closer: true });
+        assert_eq!(plan(XDP_TX_METADATA), Plan { opener: true, closer: false });
+        assert_eq!(plan(XDP_PKT_CONTD | XDP_TX_METADATA).completions(), 3);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use ringlab_model::afxdp::ETH_P_TXONLY;
 use ringlab_model::desc::Boundary;
 use ringlab_ring::XdpDesc;
 
-use crate::boundary::{compare, model_verdict, opens_packet, BoundaryDoc, Case, CaseResult, Mode, Seen, CASES};
+use crate::boundary::{compare, model_verdict, BoundaryDoc, Case, CaseResult, Mode, Plan, Seen, CASES};
 use crate::campaign::in_sandbox;
 use crate::env::{release, Env};
 use crate::runner::frame;
@@ -71,8 +71,8 @@ pub fn run_case(env: &Env, case: &Case) -> io::Result<CaseResult> {
 /// its closer if it carries XDP_PKT_CONTD.
 fn send_alone(x: &mut Xsk, d: &Boundary, case: &Case) -> io::Result<Seen> {
     let chunk = case.chunk;
-    let (expected, in_packet) = Seen::plan(d);
-    if in_packet {
+    let plan = Plan::of(d);
+    if plan.opener {
         let before = x.stats()?.tx_invalid_descs;
         send(x, &case.opener(), chunk)?;
         if x.stats()?.tx_invalid_descs != before {
@@ -82,14 +82,15 @@ fn send_alone(x: &mut Xsk, d: &Boundary, case: &Case) -> io::Result<Seen> {
     let before = x.stats()?.tx_invalid_descs;
     let errno = send(x, d, chunk)?;
     let invalid = x.stats()?.tx_invalid_descs - before;
-    if opens_packet(d) {
+    if plan.closer {
         // The packet's skb is held (xs->skb) until it is closed.
         send(x, &case.closer(), chunk)?;
     }
     // A refused descriptor may still be completed alone; wait only for
     // what an accepted packet makes.
+    let expected = plan.completions();
     let completions = settle(x, if invalid == 0 { expected } else { 0 })?;
-    Ok(Seen { invalid, completions, expected, errno, in_packet })
+    Ok(Seen { invalid, completions, expected, errno, in_packet: plan.opener })
 }
 
 /// Writes `d` to the TX ring (its frame into the umem where it fits) and

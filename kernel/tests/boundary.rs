@@ -22,7 +22,6 @@ fn every_boundary_descriptor_as_the_model_judges_it() {
         assert!(c.disagreements.is_empty(), "{} {}: {}", c.mode.name(), c.chunk, lines.join("; "));
         assert_eq!(c.kernel_reg.is_ok(), c.model_reg.is_ok(), "{} {}: XDP_UMEM_REG {:?} vs the model {:?}", c.mode.name(), c.chunk, c.kernel_reg, c.model_reg);
         assert!(c.accepted > 0 && c.refused > 0, "{} {}: {} accepted, {} refused", c.mode.name(), c.chunk, c.accepted, c.refused);
-        assert_eq!(c.accepted + c.refused, c.tried);
     }
     assert!(doc.ok);
 }

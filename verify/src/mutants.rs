@@ -60,15 +60,41 @@ fn cost_rank(k: &Killer) -> u8 {
 /// One run of a target with a mutant in, and the check it stands for.
 type Run = (Target, String, String);
 
+/// What the runs did, by (target, mutant): the result, its detail and
+/// seconds.
+type Outcomes = HashMap<(Target, String), (Kill, String, f64)>;
+
+/// The (target, mutant) a Rust killer runs; None for TLC models, proofs
+/// and checks that cannot run.
+fn run_key(k: &Killer) -> Option<(Target, String)> {
+    cargo_check(k).and_then(Result::ok).map(|(t, f)| (t, f.to_string()))
+}
+
 /// The Rust runs of `killers` (each (target, mutant) once), in order.
 fn runs_of<'a>(killers: impl IntoIterator<Item = &'a Killer>, into: &mut Vec<Run>) {
     for k in killers {
-        if let Some(Ok((t, f))) = cargo_check(k) {
-            if !into.iter().any(|(rt, rf, _)| *rt == t && rf == f) {
-                into.push((t, f.to_string(), k.label()));
+        if let Some((t, f)) = run_key(k) {
+            if !into.iter().any(|(rt, rf, _)| *rt == t && *rf == f) {
+                into.push((t, f, k.label()));
             }
         }
     }
+}
+
+/// With `--first-kill`, after each mutant's cheapest Rust check ran
+/// (`ran`): every other Rust check of the mutants it did not kill, so the
+/// report says all there is to say about them; none that ran already.
+fn rest_runs(chosen: &[&Mutant], ran: &Outcomes) -> Vec<Run> {
+    let mut rest: Vec<Run> = Vec::new();
+    for m in chosen {
+        let ks = rust_killers(m);
+        let killed = ks.first().and_then(|k| run_key(k)).and_then(|key| ran.get(&key)).is_some_and(|(kill, _, _)| *kill == Kill::Killed);
+        if !killed {
+            runs_of(ks.into_iter().skip(1), &mut rest);
+        }
+    }
+    rest.retain(|(t, f, _)| !ran.contains_key(&(t.clone(), f.clone())));
+    rest
 }
 
 /// A mutant's Rust killers, cheapest first.
@@ -82,7 +108,7 @@ fn rust_killers(m: &Mutant) -> Vec<&Killer> {
 /// with `first_kill`, the checks not run because a cheaper one killed
 /// their mutant are absent.
 pub struct RustChecks {
-    ran: HashMap<(Target, String), (Kill, String, f64)>,
+    ran: Outcomes,
     first_kill: bool,
 }
 
@@ -127,7 +153,7 @@ impl RustChecks {
             }
             (kill, detail, secs)
         };
-        let mut ran = HashMap::new();
+        let mut ran = Outcomes::new();
         let first: Vec<Run> = if first_kill {
             let mut v = Vec::new();
             runs_of(chosen.iter().filter_map(|m| rust_killers(m).first().copied()), &mut v);
@@ -138,21 +164,7 @@ impl RustChecks {
         let results = in_parallel(&first, jobs, one);
         ran.extend(first.into_iter().map(|(t, f, _)| (t, f)).zip(results));
         if first_kill {
-            // A mutant its cheapest check did not kill runs every other
-            // one, so the report says all there is to say about it.
-            let mut rest: Vec<Run> = Vec::new();
-            for m in chosen {
-                let ks = rust_killers(m);
-                let killed = ks.first().is_some_and(|k| {
-                    cargo_check(k).and_then(Result::ok).is_some_and(|(t, f)| {
-                        ran.get(&(t, f.to_string())).is_some_and(|(kill, _, _)| *kill == Kill::Killed)
-                    })
-                });
-                if !killed {
-                    runs_of(ks.into_iter().skip(1), &mut rest);
-                }
-            }
-            rest.retain(|(t, f, _)| !ran.contains_key(&(t.clone(), f.clone())));
+            let rest = rest_runs(chosen, &ran);
             let results = in_parallel(&rest, jobs, one);
             ran.extend(rest.into_iter().map(|(t, f, _)| (t, f)).zip(results));
         }
@@ -353,6 +365,20 @@ mod tests {
         let m = man.mutants.iter().find(|m| m.id == "napi-defer-no-kick").unwrap();
         let labels: Vec<String> = rust_killers(m).iter().map(|k| k.label()).collect();
         assert!(labels[0].starts_with("proptest:") && labels.last().unwrap().starts_with("trace:"), "{labels:?}");
+    }
+
+    #[test]
+    fn first_kill_runs_the_rest_only_where_the_cheapest_survived() {
+        let man = Manifest::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/manifest.json")).unwrap();
+        let m = man.mutants.iter().find(|m| m.id == "napi-defer-no-kick").unwrap();
+        let mut others = Vec::new();
+        runs_of(rust_killers(m).into_iter().skip(1), &mut others);
+        assert!(!others.is_empty());
+        let first = run_key(rust_killers(m)[0]).unwrap();
+        let after = |kill: Kill| rest_runs(&[m], &Outcomes::from([(first.clone(), (kill, String::new(), 0.0))]));
+        assert!(after(Kill::Killed).is_empty());
+        assert_eq!(after(Kill::Survived), others);
+        assert_eq!(after(Kill::Error), others);
     }
 
     #[test]

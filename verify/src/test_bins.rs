@@ -13,7 +13,7 @@
 //! mutants --other-tests`), so the two builds share every library and
 //! only the killers' own test files are compiled here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -77,26 +77,21 @@ fn cargo(root: &Path, loom: bool) -> Command {
 /// workspace, the loom ones in one per package; a target that did not
 /// build maps to why.
 pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, Result<Built, String>> {
-    let mut groups: HashMap<(bool, &str), Vec<&Target>> = HashMap::new();
-    for t in targets {
-        let package = if t.loom { t.package.as_str() } else { "" };
-        groups.entry((t.loom, package)).or_default().push(t);
-    }
-    let mut keys: Vec<_> = groups.keys().copied().collect();
-    keys.sort();
     let mut out = HashMap::new();
-    for (loom, package) in keys {
-        let wanted = &groups[&(loom, package)];
-        let mut c = cargo(root, loom);
-        let shown = if loom {
-            c.args(["test", "-p", package, "--features", "mutants", "--release"]);
-            format!("RUSTFLAGS='--cfg loom' cargo test -p {package} --features mutants --release --no-run")
-        } else {
-            c.args(["test", "--workspace", "--features", MUTANT_FEATURES]);
-            format!("cargo test --workspace --features {MUTANT_FEATURES} --no-run")
+    for (loom_package, wanted) in cargo_calls(targets) {
+        let mut c = cargo(root, loom_package.is_some());
+        let shown = match loom_package {
+            Some(package) => {
+                c.args(["test", "-p", package, "--features", "mutants", "--release"]);
+                format!("RUSTFLAGS='--cfg loom' cargo test -p {package} --features mutants --release --no-run")
+            }
+            None => {
+                c.args(["test", "--workspace", "--features", MUTANT_FEATURES]);
+                format!("cargo test --workspace --features {MUTANT_FEATURES} --no-run")
+            }
         };
         c.args(["--no-run", "--message-format=json-render-diagnostics"]);
-        for t in wanted {
+        for t in &wanted {
             c.args(["--test", &t.test]);
         }
         if verbose {
@@ -115,7 +110,7 @@ pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, 
                 }
             }
         };
-        for t in wanted {
+        for t in &wanted {
             let r = match &found {
                 Err(e) => Err(e.clone()),
                 Ok(exes) => exes
@@ -127,6 +122,17 @@ pub fn build(root: &Path, targets: &[Target], verbose: bool) -> HashMap<Target, 
         }
     }
     out
+}
+
+/// The cargo calls that build `targets`: None for the one over the
+/// workspace (every plain target), Some(package) for each package's
+/// loom targets; the workspace call first.
+fn cargo_calls(targets: &[Target]) -> BTreeMap<Option<&str>, Vec<&Target>> {
+    let mut calls: BTreeMap<Option<&str>, Vec<&Target>> = BTreeMap::new();
+    for t in targets {
+        calls.entry(t.loom.then_some(t.package.as_str())).or_default().push(t);
+    }
+    calls
 }
 
 /// The test executables cargo's JSON messages name, by target name.
@@ -169,6 +175,26 @@ pub fn run(b: &Built, mutant: Option<&str>) -> Result<Ran, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_targets_build_in_one_call_loom_ones_per_package() {
+        let t = |loom, package: &str, test: &str| Target { loom, package: package.into(), test: test.into() };
+        let targets = [t(true, "ringlab-sim", "loom_a"), t(false, "ringlab-sim", "prop"), t(false, "ringlab-tlc", "trace"), t(true, "ringlab-sim", "loom_b")];
+        let calls: Vec<_> = cargo_calls(&targets).into_iter().collect();
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        assert_eq!(calls[0], (None, vec![&targets[1], &targets[2]]));
+        assert_eq!(calls[1], (Some("ringlab-sim"), vec![&targets[0], &targets[3]]));
+    }
+
+    /// The workspace call finds each built target by its name alone.
+    #[test]
+    fn no_two_packages_share_a_test_target_name() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let names = crate::mutants::test_targets(&root).unwrap();
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(unique, names, "a test target name is used by two packages");
+    }
 
     #[test]
     fn executables_are_read_from_test_artifacts_only() {

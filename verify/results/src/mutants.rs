@@ -60,3 +60,34 @@ impl From<&MutantResult> for MutantDoc {
         MutantDoc { result: r.clone(), ok: r.ok() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mutant(checks: &[Kill]) -> MutantResult {
+        let checks: Vec<CheckRun> = checks
+            .iter()
+            .enumerate()
+            .map(|(i, k)| CheckRun { check: format!("check{i}"), result: k.clone(), detail: String::new(), seconds: 0.0 })
+            .collect();
+        MutantResult {
+            id: "m".into(),
+            kind: "k".into(),
+            bug: "b".into(),
+            year: None,
+            what: String::new(),
+            link: None,
+            killed_by: checks.iter().filter(|c| c.result == Kill::Killed).map(|c| c.check.clone()).collect(),
+            checks,
+        }
+    }
+
+    #[test]
+    fn a_skipped_check_beside_a_kill_holds_nothing_else_does() {
+        assert!(mutant(&[Kill::Killed, Kill::Skipped]).ok());
+        assert!(!mutant(&[Kill::Skipped]).ok(), "nothing killed it");
+        assert!(!mutant(&[Kill::Killed, Kill::Skipped, Kill::Survived]).ok());
+        assert!(!mutant(&[Kill::Killed, Kill::Error]).ok());
+    }
+}

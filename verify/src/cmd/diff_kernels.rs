@@ -96,7 +96,7 @@ pub fn run(pair: &str, scenarios: u64, seed: Option<u64>, json: bool) -> Result<
         (Ok(a), Ok(b)) => kernel_differences(a, b),
         _ => Vec::new(),
     };
-    let boundary = BoundaryPair { host: host_boundary, vm: vm.boundary.clone(), differences };
+    let boundary = BoundaryPair { host: host_boundary, vm: vm.boundary, differences };
     let ok = c.ok() && problems.is_empty() && host.divergences.is_empty() && vm.doc.divergences == 0 && boundary.ok();
     let side = |kernel: &str, profile: &str, n: u64, d: u64, s: f64| SideDoc { kernel: kernel.into(), profile: profile.into(), scenarios: n, divergences: d, seconds: s };
     let doc = KernelsDoc {
@@ -194,5 +194,33 @@ fn side_by_side(ops: &[Op], a: &[Obs], b: &[Obs], at: usize, ka: &str, kb: &str)
             let mark = if i == at { "*>" } else { "* " };
             println!("  {mark}{i:>3}  {op}\n           {ka}: {oa:?}\n           {kb}: {ob:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ringlab_kernel::boundary::{compare, model_verdict, seen_as_modelled, Case, CaseResult, CASES};
+
+    /// A case's result from a kernel that judges as the model does.
+    fn agreeing(case: &Case) -> CaseResult {
+        compare(case, Ok(()), &seen_as_modelled(case).unwrap(), model_verdict)
+    }
+
+    fn pair(host: Result<BoundaryDoc, String>, vm: Result<BoundaryDoc, String>) -> BoundaryPair {
+        BoundaryPair { host, vm, differences: Vec::new() }
+    }
+
+    #[test]
+    fn each_side_must_hold_every_umem_and_agree() {
+        let whole = BoundaryDoc::of("k".into(), CASES.iter().map(agreeing).collect());
+        assert!(whole.ok);
+        assert!(pair(Ok(whole.clone()), Ok(whole.clone())).ok());
+        // A side that ran fewer umems agrees with the model on those it ran.
+        let short = BoundaryDoc::of("k".into(), CASES[..1].iter().map(agreeing).collect());
+        assert!(short.ok);
+        assert!(!pair(Ok(whole.clone()), Ok(short.clone())).ok(), "the vm ran one umem of {}", CASES.len());
+        assert!(!pair(Ok(short), Ok(whole.clone())).ok(), "the host ran one umem of {}", CASES.len());
+        assert!(!pair(Ok(whole), Err("the guest printed no JSON".into())).ok());
     }
 }
