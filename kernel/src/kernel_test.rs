@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 pub use doc::KernelDoc;
-use doc::{CampaignRun, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, TunPair, XskxceiverPair, W1};
-use series::Series;
+use doc::{CampaignRun, DevmemPair, DiffRuns, FaultRun, FaultRuns, Guests, KmemleakPair, MutantRun, MutantTimes, PatchedRuns, ProbePair, Times, TunPair, XskxceiverPair, W1};
+use series::{Checkpatch, Series};
 use vm::{Campaign, Kernel, Plan, FAULTS_RX_STEP, FAULTS_RX_XSK_STEP, REDIRECT_XSK_STEP};
 
 #[derive(Args, Clone)]
@@ -135,7 +135,11 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     step("the released tree (6.12.117) for the checks without a VM");
     let (tree, build) = static_tree(root)?;
     step("checkpatch.pl --strict");
-    let cp = series::checkpatch(&tree, &series)?;
+    let mut cp = series::checkpatch(&tree, &series)?;
+    // the VM's own test-only patches go into every kernel booted: they are
+    // held to the same style
+    let test_patches = Series::read(&vm::test_patches(root))?;
+    cp.extend(series::checkpatch(&tree, &test_patches)?.into_iter().map(|c| Checkpatch { patch: format!("kernel/vm/patches/{}", c.patch), ..c }));
     step("git am and W=1, one patch at a time");
     let w1 = w1_check(&tree, &build, &series);
     if a.no_vm {
@@ -147,16 +151,26 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     let (patched_src, patched_build) = vm::build(root, &patched)?;
 
     let tun = touches_tun(&series);
-    let plan_base = if tun { tun_plan(a) } else { base_plan(a) };
+    let devmem = touches_devmem(&series);
+    let plan_base = if tun {
+        tun_plan(a)
+    } else if devmem {
+        devmem_plan(a)
+    } else {
+        base_plan(a)
+    };
     let batch = adds_xmit_batch(&series);
     let redirect_xsk = adds_redirect_xsk(&series);
     if tun {
         eprintln!("kernel-test: the series changes tun: both guests run the tun workload (ringlab tun-vhost) instead of the AF_XDP campaigns");
     }
+    if devmem {
+        eprintln!("kernel-test: the series changes devmem: both guests run the devmem receiver (ringlab devmem) instead of the AF_XDP campaigns");
+    }
     if !batch {
         eprintln!("kernel-test: the series adds no XDP_GENERIC_XMIT_BATCH: its guest runs the 6.12 profile, as the released kernel's does");
     }
-    let plan_patched = patched_plan(&plan_base, batch, redirect_xsk);
+    let plan_patched = Plan { devmem: plan_base.devmem.clone().map(|d| devmem_patched(d, adds_autorelease(&series))), ..patched_plan(&plan_base, batch, redirect_xsk) };
     if redirect_xsk {
         eprintln!("kernel-test: the series adds XDP_REDIRECT_XSK: its guest also runs receive scenarios through bpf_redirect_xsk() ({REDIRECT_XSK_STEP})");
     }
@@ -168,8 +182,8 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
     let (patched_res, patched_boot) = vm::boot(root, &patched, &plan_patched, &patched_payload)?;
 
     let fixed = repro::carries_fix(&series);
-    // the reproducers are AF_XDP's: a tun series' guests have no use for them
-    let repro = (!tun).then(|| {
+    // the reproducers are AF_XDP's: a tun or devmem series' guests have no use for them
+    let repro = (!tun && !devmem).then(|| {
         step("booting the patched kernel once more with the reproducers alone (a kernel without the fix crashes)");
         repro::ReproPair { baseline: base_run.repro, patched: repro::run(root, &patched, &patched_payload, fixed, redirect_xsk) }
     });
@@ -211,6 +225,10 @@ pub fn test(root: &Path, a: &KernelTestArgs) -> Result<KernelDoc, String> {
         },
         scenarios_per_campaign: a.scenarios,
         tun: tun.then(|| TunPair { baseline: results::tun(&base_res), patched: results::tun(&patched_res) }),
+        devmem: match (&plan_base.devmem, &plan_patched.devmem) {
+            (Some(b), Some(p)) => Some(DevmemPair { baseline: results::devmem(&base_res, b), patched: results::devmem(&patched_res, p) }),
+            _ => None,
+        },
     });
     finish(root, doc)
 }
@@ -241,8 +259,8 @@ fn released_run(root: &Path, base: &Kernel, plan: &Plan, payload: &Path) -> Resu
     }
     step("booting the released kernel");
     let (res, boot_s) = vm::boot(root, base, plan, payload)?;
-    // the reproducers are AF_XDP's, of no use to the tun workload's plan
-    let repro = if plan.tun_rounds > 0 {
+    // the reproducers are AF_XDP's, of no use to the tun or devmem plans
+    let repro = if plan.tun_rounds > 0 || plan.devmem.is_some() {
         repro::ReproRun::default()
     } else {
         step("booting the released kernel once more with the reproducers alone (it must crash)");
@@ -451,7 +469,48 @@ fn base_plan(a: &KernelTestArgs) -> Plan {
         seed: a.seed,
         tun_rounds: 0,
         tun_failslab: 0,
+        devmem: None,
     }
+}
+
+/// Rounds of the devmem receiver per token mode, and the percentage of
+/// its token calls (recvmsg, SO_DEVMEM_DONTNEED) made with an allocation
+/// fault armed.
+pub const DEVMEM_ROUNDS: u64 = 20;
+pub const DEVMEM_FAULTS: u32 = 10;
+
+/// What both guests of a series that changes devmem run: the devmem
+/// receiver in 6.12's token mode (the socket's xarray) between kmemleak's
+/// clear and scan, and none of the AF_XDP campaigns.
+fn devmem_plan(a: &KernelTestArgs) -> Plan {
+    Plan {
+        xskxceiver: false,
+        mainline: false,
+        faults: vec![],
+        faults_rx: false,
+        devmem: Some(vm::DevmemStep { modes: "xarray", rounds: DEVMEM_ROUNDS, mode_rule: false, faults: DEVMEM_FAULTS }),
+        ..base_plan(a)
+    }
+}
+
+/// The patched guest's devmem step: both token modes and the one-mode
+/// rule where the series adds NETDEV_A_DMABUF_AUTORELEASE.
+fn devmem_patched(d: vm::DevmemStep, autorelease: bool) -> vm::DevmemStep {
+    if autorelease {
+        vm::DevmemStep { modes: "xarray,array", mode_rule: true, ..d }
+    } else {
+        d
+    }
+}
+
+/// Whether a patch of `s` changes net/core/devmem.c.
+fn touches_devmem(s: &Series) -> bool {
+    s.patches.iter().any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l == "+++ b/net/core/devmem.c")))
+}
+
+/// Whether the series adds the bind-rx attribute that picks the token mode.
+fn adds_autorelease(s: &Series) -> bool {
+    s.patches.iter().any(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.starts_with('+') && l.contains("NETDEV_A_DMABUF_AUTORELEASE"))))
 }
 
 /// Kicks per batch size of the tun workload, and failslab's percentage in
@@ -540,6 +599,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
     let leaks = results::kmemleak(&res);
     // the mutant kernel has the series: its tun counts every drop
     let tun_broke = plan.tun_rounds > 0 && !results::tun(&res).problems(true).is_empty();
+    let devmem_broke = plan.devmem.as_ref().is_some_and(|d| !results::devmem(&res, d).problems().is_empty());
     let diverged = runs.iter().any(|r| r.divergences() > 0);
     let broke = |f: fn(&FaultRun) -> u64| faults.iter().any(|r| f(r) > 0);
     let caught_by: Vec<String> = [
@@ -549,6 +609,7 @@ fn mutant(root: &Path, s: &Series, patched: &Kernel, plan: &Plan, patch: &Path) 
         ("faults:leaks", broke(FaultRun::leaks)),
         ("kmemleak", leaks.unreferenced > 0),
         ("tun", tun_broke),
+        ("devmem", devmem_broke),
     ]
     .into_iter()
     .filter_map(|(name, hit)| hit.then(|| name.to_string()))
@@ -606,6 +667,27 @@ mod tests {
         let text = vm::plan_text(&plan(false, true));
         assert!(text.contains("diff-mainline") && text.contains("faults --json --batch 0"), "{text}");
         assert!(text.contains("diff-redirect-xsk 601 /ringlab/ringlab diff --json --no-chain --profile 6.12 --redirect xsk --scenarios 5 --seed 1\n"), "{text}");
+    }
+
+    #[test]
+    fn a_devmem_series_runs_the_devmem_receiver_alone() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let devmem = Series::read(&root.join("patches/devmem-autorelease")).unwrap();
+        assert!(touches_devmem(&devmem) && adds_autorelease(&devmem));
+        let batch = Series::read(&root.join("patches/xsk-batch-xmit")).unwrap();
+        assert!(!touches_devmem(&batch) && !adds_autorelease(&batch));
+        let a = KernelTestArgs { series: None, mutants: vec![], scenarios: 5, fault_rounds: 3, seed: 9, json: false, no_vm: false, empty: Default::default() };
+        let base = devmem_plan(&a);
+        let base_text = vm::plan_text(&base);
+        assert!(base_text.contains("\ndevmem 900 /ringlab/ringlab devmem --json --modes xarray --rounds 20 --steps 60 --socks 3 --faults 10 --seed 9\n"), "{base_text}");
+        assert!(!base_text.contains(" diff ") && !base_text.contains("xskxceiver") && !base_text.contains(" faults "), "{base_text}");
+        let patched = Plan { devmem: base.devmem.clone().map(|d| devmem_patched(d, true)), ..base.clone() };
+        let text = vm::plan_text(&mutant_plan(&patched, false));
+        assert!(text.contains("devmem --json --modes xarray,array --rounds 20 --steps 60 --socks 3 --faults 10 --seed 9 --mode-rule\n"), "{text}");
+        assert!(text.find("kmemleak-clear").unwrap() < text.find("devmem 900").unwrap() && text.find("devmem 900").unwrap() < text.find("kmemleak 600").unwrap(), "{text}");
+        // a series without the attribute keeps 6.12's mode alone
+        assert_eq!(devmem_patched(base.devmem.clone().unwrap(), false), base.devmem.unwrap());
+        assert!(!vm::plan_text(&base_plan(&a)).contains("devmem"));
     }
 
     #[test]

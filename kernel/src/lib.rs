@@ -4,6 +4,7 @@
 //! (ringlab_model::afxdp) scenario by scenario.
 
 pub mod bpf;
+pub mod devmem;
 pub mod inject;
 pub mod empty;
 pub mod interrupt;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a bzImage of Debian's linux-source-6.12 (6.12.117) from
-# config.fragment, with or without a patch series applied.
+# config.fragment, with the test-only patches of patches/ and with or
+# without a patch series applied.
 #
 #   build-kernel.sh --series DIR|none --out DIR [--jobs N] [--label NAME]
 #                   [--seed LABEL]
@@ -22,7 +23,7 @@
 # every patch); when it matches and OUT/bzImage exists nothing is built.
 set -euo pipefail
 
-SCRIPT_VERSION="build-kernel 1"
+SCRIPT_VERSION="build-kernel 2"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 FRAGMENT="$HERE/config.fragment"
@@ -52,7 +53,14 @@ done
 [ -f "$FRAGMENT" ] || die "config fragment $FRAGMENT is missing"
 [ -f "$TARBALL" ] || die "kernel source tarball $TARBALL is missing (install linux-source-6.12: kernel/vm/deps.sh)"
 
+# Every kernel, the released one too, first gets the VM's own test-only
+# patches (patches/: netdevsim as a devmem-capable device), so a series is
+# compared with a baseline that differs from it by the series alone.
 patches=()
+while IFS= read -r p; do
+    patches+=("$p")
+done < <(find "$HERE/patches" -maxdepth 1 -type f -name '*.patch' 2>/dev/null | LC_ALL=C sort)
+tested=${#patches[@]}
 if [ "$series" != none ]; then
     [ -d "$series" ] || die "series directory '$series' does not exist"
     series="$(cd "$series" && pwd)"
@@ -60,7 +68,7 @@ if [ "$series" != none ]; then
         case "$(basename "$p")" in 0000-*) continue ;; esac
         patches+=("$p")
     done < <(find "$series" -maxdepth 1 -type f -name '*.patch' | LC_ALL=C sort)
-    [ ${#patches[@]} -gt 0 ] || die "series directory $series has no *.patch files (other than a 0000- cover letter)"
+    [ ${#patches[@]} -gt "$tested" ] || die "series directory $series has no *.patch files (other than a 0000- cover letter)"
     : "${label:=$(basename "$series")}"
 else
     : "${label:=baseline}"
@@ -172,7 +180,7 @@ if [ "$keep" -lt ${#wanted[@]} ]; then
 $msg"
         fi
     done
-    echo "build-kernel: applied $(( ${#patches[@]} - keep )) patches of $series ($keep already in the tree)"
+    echo "build-kernel: applied $(( ${#patches[@]} - keep )) patches ($tested test-only of $HERE/patches, then series $series; $keep already in the tree)"
 fi
 if [ ${#wanted[@]} -gt 0 ]; then printf '%s\n' "${wanted[@]}"; fi > "$tree/.ringlab-applied"
 

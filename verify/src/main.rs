@@ -50,6 +50,8 @@ enum Cmd {
     /// vhost-net TX through a tap with XDP_PASS, frames conserved (kernel-test's tun workload, in its guest)
     #[command(hide = true)]
     TunVhost(ringlab_kernel::tun_vhost::TunVhostArgs),
+    /// A devmem TCP receiver (udmabuf bound to a netdevsim RX queue) held step by step against the DevmemTokens model (kernel-test's devmem workload; needs the VM kernel's test device)
+    Devmem(ringlab_kernel::devmem::run::DevmemArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::KernelTest(a) => kernel_test::run(&a),
         Cmd::TunVhost(a) => ringlab_kernel::tun_vhost::main(&a),
+        Cmd::Devmem(a) => ringlab_kernel::devmem::run::main(&a),
     };
     match done {
         Ok(true) => ExitCode::SUCCESS,

@@ -75,6 +75,56 @@ pub struct Guests {
     /// tun, whose guests run it instead of the AF_XDP campaigns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tun: Option<TunPair>,
+    /// The devmem receiver (`ringlab devmem`) of a series that changes
+    /// devmem, whose guests run it instead of the AF_XDP campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devmem: Option<DevmemPair>,
+}
+
+impl Guests {
+    /// Whether the guests ran the AF_XDP campaigns (and xskxceiver): not
+    /// for a series with a workload of its own.
+    pub fn af_xdp(&self) -> bool {
+        self.tun.is_none() && self.devmem.is_none()
+    }
+}
+
+/// `ringlab devmem` in the released and the patched guest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DevmemPair {
+    pub baseline: DevmemRun,
+    pub patched: DevmemRun,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DevmemRun {
+    /// The token modes the guest was asked to run.
+    pub asked: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<crate::devmem::doc::DevmemDoc>,
+}
+
+impl DevmemRun {
+    /// Why the run is not a pass: no answer, a mode asked for that did
+    /// not run (its binding refused, or no frag received: the comparison
+    /// could not fail), or any divergence from the model.
+    pub fn problems(&self) -> Vec<String> {
+        let Some(d) = &self.doc else {
+            return vec![self.error.clone().unwrap_or_else(|| "devmem: no result".into())];
+        };
+        let mut p: Vec<String> = d.problems().into_iter().map(|l| format!("devmem {l}")).collect();
+        for m in &self.asked {
+            match d.runs.iter().find(|r| &r.mode == m) {
+                None => p.push(format!("devmem: mode {m} did not run")),
+                Some(r) if r.skipped.is_some() => p.push(format!("devmem {m}: {}", r.skipped.as_deref().unwrap_or_default())),
+                Some(r) if r.frags == 0 => p.push(format!("devmem {m}: no frag was received, so nothing was compared")),
+                Some(_) => {}
+            }
+        }
+        p
+    }
 }
 
 /// `ringlab tun-vhost` in the released and the patched guest.
@@ -349,8 +399,13 @@ impl KernelDoc {
                 p.extend(r.problems(exact).into_iter().map(|l| format!("{k} kernel: {l}")));
             }
         }
-        // a tun series' guests run the tun workload, not the AF_XDP ones
-        let xsk: &[(&str, &Xskxceiver)] = if g.tun.is_some() { &[] } else { &[("baseline", &g.xskxceiver.baseline), ("patched", &g.xskxceiver.patched)] };
+        if let Some(dm) = &g.devmem {
+            for (k, r) in [("baseline", &dm.baseline), ("patched", &dm.patched)] {
+                p.extend(r.problems().into_iter().map(|l| format!("{k} kernel: {l}")));
+            }
+        }
+        // a tun or devmem series' guests run their workload, not the AF_XDP ones
+        let xsk: &[(&str, &Xskxceiver)] = if !g.af_xdp() { &[] } else { &[("baseline", &g.xskxceiver.baseline), ("patched", &g.xskxceiver.patched)] };
         for &(k, x) in xsk {
             if let Some(e) = &x.error {
                 p.push(format!("xskxceiver on the {k} kernel: {e}"));
@@ -358,7 +413,7 @@ impl KernelDoc {
                 p.push(format!("xskxceiver on the {k} kernel: {} passed, {} failed", opt(x.pass), opt(x.fail)));
             }
         }
-        let campaigns = std::iter::once(("baseline", &g.diff.baseline)).filter(|_| g.tun.is_none()).chain(g.diff.patched.runs.iter().map(|r| ("patched", r)));
+        let campaigns = std::iter::once(("baseline", &g.diff.baseline)).filter(|_| g.af_xdp()).chain(g.diff.patched.runs.iter().map(|r| ("patched", r)));
         for (k, c) in campaigns {
             if let Some(e) = &c.error {
                 p.push(format!("{k} {e}"));
@@ -543,6 +598,37 @@ mod tests {
         assert!(back.guests.as_ref().unwrap().faults.runs[1].report.is_none());
         assert_eq!(v["kmemleak"]["patched"]["scans"], 2);
         assert_eq!(v["xskxceiver"]["baseline"]["pass"], 3);
+    }
+
+    #[test]
+    fn a_devmem_series_is_judged_by_its_receiver() {
+        use crate::devmem::doc::{DevmemDoc, ModeRun};
+        let ran = |mode: &str| ModeRun { mode: mode.into(), rounds: 2, released: 2, frags: 10, ..Default::default() };
+        let run = |asked: &[&str], runs: Vec<ModeRun>| DevmemRun {
+            asked: asked.iter().map(|m| m.to_string()).collect(),
+            doc: Some(DevmemDoc { runs, ..Default::default() }),
+            error: None,
+        };
+        let pair = DevmemPair { baseline: run(&["xarray"], vec![ran("xarray")]), patched: run(&["xarray", "array"], vec![ran("xarray"), ran("array")]) };
+        let clean_leaks = Kmemleak { scans: 2, ..Default::default() };
+        let kmemleak = KmemleakPair { baseline: clean_leaks.clone(), patched: clean_leaks };
+        let mut d = KernelDoc { vm: true, guests: Some(Guests { devmem: Some(pair), kmemleak, ..Default::default() }), ..Default::default() };
+        assert!(!d.guests.as_ref().unwrap().af_xdp());
+        assert_eq!(d.find_problems(), Vec::<String>::new(), "no AF_XDP campaign or xskxceiver is wanted of a devmem series");
+        fn dm(d: &mut KernelDoc) -> &mut DevmemPair {
+            d.guests.as_mut().unwrap().devmem.as_mut().unwrap()
+        }
+        // a mode asked for but refused, or run without a frag, could not fail
+        dm(&mut d).patched = run(&["xarray", "array"], vec![ran("xarray"), ModeRun { skipped: Some("EOPNOTSUPP".into()), ..ran("array") }]);
+        assert!(d.find_problems().iter().any(|l| l == "patched kernel: devmem array: EOPNOTSUPP"), "{:?}", d.find_problems());
+        dm(&mut d).patched = run(&["xarray", "array"], vec![ran("xarray"), ModeRun { frags: 0, ..ran("array") }]);
+        assert!(d.find_problems().iter().any(|l| l.contains("devmem array: no frag was received")));
+        dm(&mut d).patched = run(&["xarray", "array"], vec![ran("xarray")]);
+        assert!(d.find_problems().iter().any(|l| l == "patched kernel: devmem: mode array did not run"));
+        dm(&mut d).patched = run(&["xarray", "array"], vec![ran("xarray"), ModeRun { divergences: vec!["seed 3 round 1: x".into()], ..ran("array") }]);
+        assert!(d.find_problems().iter().any(|l| l == "patched kernel: devmem array: seed 3 round 1: x"));
+        dm(&mut d).baseline = DevmemRun { asked: vec!["xarray".into()], error: Some("devmem: timed out in the guest".into()), doc: None };
+        assert!(d.find_problems().iter().any(|l| l == "baseline kernel: devmem: timed out in the guest"));
     }
 
     #[test]

@@ -59,6 +59,39 @@ fn fault_line(f: &FaultRun) -> String {
     }
 }
 
+/// The devmem receiver on each kernel, a line per token mode.
+fn devmem_lines(dm: &super::doc::DevmemPair) {
+    for (k, r) in [("baseline", &dm.baseline), ("patched", &dm.patched)] {
+        let Some(d) = &r.doc else {
+            println!("  devmem {k}: {}", r.error.as_deref().unwrap_or("no result"));
+            continue;
+        };
+        for m in &d.runs {
+            match &m.skipped {
+                Some(why) => println!("  devmem {k:<8} {:<6} SKIP: {why}", m.mode),
+                None => println!(
+                    "  devmem {k:<8} {:<6} {} rounds, {} frags, {} DONTNEED freeing {}, {}/{} bindings freed, {} divergences{}",
+                    m.mode,
+                    m.rounds,
+                    m.frags,
+                    m.dontneeds,
+                    m.freed,
+                    m.released,
+                    m.rounds,
+                    m.divergences.len(),
+                    m.zero_token.map(|t| format!("; token after DONTNEED of id 0: {t}")).unwrap_or_default()
+                ),
+            }
+        }
+        if let Some(rule) = &d.mode_rule {
+            println!(
+                "  devmem {k:<8} mode rule: other mode while bound {}, same mode {}, other mode after unbind {}",
+                rule.other_mode_while_bound, rule.same_mode_while_bound, rule.other_mode_after_unbind
+            );
+        }
+    }
+}
+
 /// The tun workload, the two kernels beside each other per batch size:
 /// frames conserved, and skbuff_head_cache's slab events per frame.
 fn tun_lines(t: &super::doc::TunPair) {
@@ -107,7 +140,7 @@ pub fn print(d: &KernelDoc) {
         Some(g) => {
             let t = &g.times;
             // a tun series' guests run no xskxceiver
-            let xsk_shown = g.tun.is_none();
+            let xsk_shown = g.af_xdp();
             for (k, x, build, boot) in [
                 ("baseline", &g.xskxceiver.baseline, t.build_baseline_s, t.boot_baseline_s),
                 ("patched", &g.xskxceiver.patched, t.build_patched_s, t.boot_patched_s),
@@ -121,6 +154,8 @@ pub fn print(d: &KernelDoc) {
             }
             if let Some(t) = &g.tun {
                 tun_lines(t);
+            } else if let Some(dm) = &g.devmem {
+                devmem_lines(dm);
             } else {
                 println!("  diff baseline  profile 6.12            {}", campaign_line(&g.diff.baseline));
             }

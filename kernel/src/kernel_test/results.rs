@@ -149,6 +149,18 @@ pub fn tun(dir: &Path) -> super::doc::TunRun {
 
 pub const TUN_STEP: &str = "tun-vhost";
 
+/// `ringlab devmem --json`'s document, or why there is none.
+pub fn devmem(dir: &Path, step: &super::vm::DevmemStep) -> super::doc::DevmemRun {
+    let c = read(dir, DEVMEM_STEP);
+    let asked = step.modes.split(',').map(String::from).collect();
+    match c.as_ref().and_then(json_out::<crate::devmem::doc::DevmemDoc>) {
+        Some(d) => super::doc::DevmemRun { asked, doc: Some(d), error: None },
+        None => super::doc::DevmemRun { asked, error: Some(failure(DEVMEM_STEP, &c)), doc: None },
+    }
+}
+
+pub const DEVMEM_STEP: &str = "devmem";
+
 pub fn probe(dir: &Path) -> ProbeRun {
     let c = read(dir, "probe");
     match c.as_ref().and_then(json_out::<Probe>) {

@@ -48,6 +48,20 @@ pub struct Plan {
     /// same under failslab at `tun_failslab`%.
     pub tun_rounds: u64,
     pub tun_failslab: u64,
+    /// `ringlab devmem`'s step, for a series that changes devmem.
+    pub devmem: Option<DevmemStep>,
+}
+
+/// What `ringlab devmem` runs in a guest: its token modes (comma list),
+/// rounds, whether the one-mode rule is checked, and its fault rate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DevmemStep {
+    pub modes: &'static str,
+    pub rounds: u64,
+    pub mode_rule: bool,
+    /// Percentage of the receiver's token calls made with an allocation
+    /// fault armed.
+    pub faults: u32,
 }
 
 impl Campaign {
@@ -110,6 +124,17 @@ pub fn plan_text(p: &Plan) -> String {
     }
     if p.tun_rounds > 0 {
         t += &format!("{} 900 {d} tun-vhost --json --rounds {} --failslab {}\n", super::results::TUN_STEP, p.tun_rounds, p.tun_failslab);
+    }
+    if let Some(dm) = &p.devmem {
+        let rule = if dm.mode_rule { " --mode-rule" } else { "" };
+        t += &format!(
+            "{} 900 {d} devmem --json --modes {} --rounds {} --steps 60 --socks 3 --faults {} --seed {}{rule}\n",
+            super::results::DEVMEM_STEP,
+            dm.modes,
+            dm.rounds,
+            dm.faults,
+            p.seed
+        );
     }
     if p.faults_rx {
         t += &format!("{FAULTS_RX_STEP} {faults} {d} faults --rx --json --rounds {} --seed {}\n", p.fault_rounds, p.seed);
@@ -201,6 +226,12 @@ pub fn build(root: &Path, k: &Kernel) -> Result<(PathBuf, f64), String> {
     script(root, "build-kernel.sh", &args)?;
     let src = std::fs::read_to_string(kdir.join("src-path")).map_err(|e| format!("{}/src-path: {e}", kdir.display()))?;
     Ok((PathBuf::from(src.trim()), t.elapsed().as_secs_f64()))
+}
+
+/// The VM's test-only patches (kernel/vm/patches), which build-kernel.sh
+/// applies to every kernel before its series.
+pub fn test_patches(root: &Path) -> PathBuf {
+    root.join("kernel/vm/patches")
 }
 
 /// The guest payload of `k`: ringlab (without its debug information) and
@@ -299,6 +330,7 @@ mod tests {
             seed: 3,
             tun_rounds: 0,
             tun_failslab: 0,
+            devmem: None,
         };
         let t = plan_text(&p);
         for l in t.lines().filter(|l| !l.starts_with('#')) {
