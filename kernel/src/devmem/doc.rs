@@ -47,7 +47,29 @@ pub struct ModeRun {
     /// SO_DEVMEM_DONTNEED of id 0 on a socket holding token 1 (2 if id 0
     /// stayed reserved; 6.12.117 gives 0). Reported, not judged.
     pub zero_token: Option<u32>,
+    /// The first round's model states, for TLC on the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<LiveTrace>,
     pub seconds: f64,
+}
+
+/// One round as the model lived it: the constants and every state from
+/// Init. The host has TLC check it against specs/DevmemTokens.tla (the
+/// guest has no Java) and writes the verdict in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveTrace {
+    pub config: ringlab_model::devmem::Config,
+    pub states: Vec<ringlab_model::devmem::State>,
+    /// TLC's verdict: None until the host checked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<TraceVerdict>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceVerdict {
+    pub accepted: bool,
+    /// "N steps accepted", or the step TLC rejected and why.
+    pub words: String,
 }
 
 /// The one-mode rule checked on a second device while a binding lives.
@@ -88,6 +110,9 @@ impl DevmemDoc {
             }
             if r.skipped.is_none() && r.fault_pct > 0 && r.faults == 0 {
                 p.push(format!("{}: no allocation fault fired, so the fault runs could not fail", r.mode));
+            }
+            if let Some(v) = r.trace.as_ref().and_then(|t| t.chain.as_ref()).filter(|v| !v.accepted) {
+                p.push(format!("{}: the first round's trace is not one of DevmemTokens: {}", r.mode, v.words));
             }
             if r.skipped.is_none() && r.released != r.rounds {
                 p.push(format!("{}: {} of {} bindings were never freed", r.mode, r.rounds - r.released, r.rounds));

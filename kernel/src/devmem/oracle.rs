@@ -30,28 +30,38 @@ pub struct Oracle {
     state: State,
     /// Every action applied, in order, as the spec prints it.
     pub trace: Vec<String>,
+    /// Init and the state after each action, when recorded: a trace TLC
+    /// can check against specs/DevmemTokens.tla.
+    pub states: Option<Vec<State>>,
 }
 
 const B: u8 = 0;
 
 impl Oracle {
-    /// The model with the binding made (BindRx) in `mode`.
-    pub fn bound(mode: Mode, socks: u8, niovs: u8) -> Result<Oracle, Divergence> {
+    /// The model with the binding made (BindRx) in `mode`; `max_count`
+    /// is the most tokens one DONTNEED may name (MaxCount), `record` keeps
+    /// the states.
+    pub fn bound(mode: Mode, socks: u8, niovs: u8, max_count: u32, record: bool) -> Result<Oracle, Divergence> {
         let cfg = Config {
             bindings: vec!["b1".into()],
             socks_per: socks,
             niovs_per: niovs,
             parts: 1,
             modes: vec![mode],
-            max_count: u32::MAX,
+            max_count,
             dontneed_limit: DONTNEED_FRAGS,
             lifetime: true,
             mutant: Mutant::None,
         };
         cfg.validate().map_err(|e| Divergence(format!("model configuration: {e}")))?;
-        let mut o = Oracle { state: State::init(&cfg), cfg, trace: Vec::new() };
+        let init = State::init(&cfg);
+        let mut o = Oracle { states: record.then(|| vec![init.clone()]), state: init, cfg, trace: Vec::new() };
         o.apply(Action::BindRx { b: B, m: mode })?;
         Ok(o)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
     }
 
     pub fn mode(&self) -> Mode {
@@ -64,6 +74,9 @@ impl Oracle {
         })?;
         if let Some(inv) = next.violated(&self.cfg, &checked()) {
             return Err(Divergence(format!("{a} breaks {inv} in the model")));
+        }
+        if let Some(st) = self.states.as_mut() {
+            st.push(next.clone());
         }
         self.state = next;
         self.trace.push(a.to_string());
@@ -180,7 +193,7 @@ mod tests {
 
     #[test]
     fn xarray_tokens_start_at_one_and_dontneed_frees_each_once() {
-        let mut o = Oracle::bound(Mode::Xarray, 2, 4).unwrap();
+        let mut o = Oracle::bound(Mode::Xarray, 2, 4, u32::MAX, false).unwrap();
         assert_eq!(o.received(0, 2).unwrap(), 1);
         assert_eq!(o.received(0, 3).unwrap(), 2);
         assert_eq!(o.received(1, 0).unwrap(), 1);
@@ -197,7 +210,7 @@ mod tests {
 
     #[test]
     fn array_tokens_are_net_iov_indexes_and_any_socket_may_return_them() {
-        let mut o = Oracle::bound(Mode::Array, 2, 4).unwrap();
+        let mut o = Oracle::bound(Mode::Array, 2, 4, u32::MAX, false).unwrap();
         assert_eq!(o.received(0, 3).unwrap(), 3);
         assert_eq!(o.dontneed(1, 3, 1).unwrap(), None, "socket 1 never received");
         assert_eq!(o.dontneed(1, 40, 1).unwrap(), None, "refused whatever the token");
@@ -209,7 +222,7 @@ mod tests {
     #[test]
     fn the_binding_is_freed_only_after_its_last_user() {
         for mode in Mode::ALL {
-            let mut o = Oracle::bound(mode, 1, 2).unwrap();
+            let mut o = Oracle::bound(mode, 1, 2, u32::MAX, true).unwrap();
             let t = o.received(0, 1).unwrap();
             o.unbind().unwrap();
             o.settle().unwrap();
@@ -227,6 +240,8 @@ mod tests {
             }
             assert!(o.binding_freed(), "{mode:?}");
             assert_eq!(o.out_of_pool(), 0);
+            let states = o.states.as_ref().unwrap();
+            assert_eq!(states.len(), o.trace.len() + 1, "Init, then a state per step");
         }
     }
 }

@@ -79,7 +79,12 @@ fn devmem_lines(dm: &super::doc::DevmemPair) {
                     m.released,
                     m.rounds,
                     m.divergences.len(),
-                    m.zero_token.map(|t| format!("; token after DONTNEED of id 0: {t}")).unwrap_or_default()
+                    format!(
+                        "{}{}{}",
+                        if m.fault_pct > 0 { format!(", {} allocation faults fired", m.faults) } else { String::new() },
+                        m.zero_token.map(|t| format!("; token after DONTNEED of id 0: {t}")).unwrap_or_default(),
+                        m.trace.as_ref().and_then(|t| t.chain.as_ref()).map(|v| format!("; TLC on round 0: {}", v.words)).unwrap_or_default()
+                    )
                 ),
             }
         }

@@ -12,7 +12,10 @@ use serde_json::json;
 use ringlab_kernel::campaign::{chain_candidates, Summary};
 use ringlab_kernel::campaign::Example;
 use ringlab_kernel::diff_doc::{ChainDoc, ChainExample, DiffDoc, ExampleOp, ExampleStep};
+use ringlab_kernel::devmem::doc::{LiveTrace, TraceVerdict};
 use ringlab_kernel::kernel_test::KernelDoc;
+use ringlab_model::devmem::Mutant;
+use ringlab_tlc::trace::Verdict;
 use ringlab_model::afxdp::{spec_trace, Profile, Scenario};
 use ringlab_tlc::trace::kernel_chain::report::{Rejection, Unprojected};
 use ringlab_tlc::trace::kernel_chain::{validate_scenarios, ChainReport};
@@ -155,14 +158,53 @@ pub fn vm_doc(doc: &mut KernelDoc) {
             d.chain = Some(vm_campaign(d));
         }
     }
+    if let Some(dm) = g.devmem.as_mut() {
+        for d in [&mut dm.baseline, &mut dm.patched].into_iter().filter_map(|r| r.doc.as_mut()) {
+            for t in d.runs.iter_mut().filter_map(|r| r.trace.as_mut()) {
+                t.chain = Some(devmem_trace(t));
+            }
+        }
+    }
     doc.problems = doc.find_problems();
     doc.ok = doc.problems.is_empty();
+}
+
+/// TLC's verdict on one devmem round as the model lived it, against the
+/// correct spec.
+pub fn devmem_trace(t: &LiveTrace) -> TraceVerdict {
+    let cfg = t.config.clone().with_mutant(Mutant::None);
+    match ringlab_tlc::trace::devmem::validate(&cfg, &t.states) {
+        Ok(Verdict::Accepted { steps, .. }) => TraceVerdict { accepted: true, words: format!("{steps} steps accepted") },
+        Ok(Verdict::Rejected { step, reason, .. }) => TraceVerdict { accepted: false, words: format!("step {step}: {reason}") },
+        Err(e) => TraceVerdict { accepted: false, words: format!("TLC did not run: {e}") },
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ringlab_kernel::kernel_test::doc::{CampaignRun, DiffRuns, Guests, PatchedRuns};
+
+    #[test]
+    fn a_devmem_round_is_checked_by_tlc_and_a_wrong_step_is_caught() {
+        use ringlab_kernel::devmem::oracle::Oracle;
+        use ringlab_model::devmem::Mode;
+        let mut o = Oracle::bound(Mode::Array, 2, 3, 4, true).unwrap();
+        let t = o.received(0, 2).unwrap();
+        o.received(1, 0).unwrap();
+        assert_eq!(o.dontneed(1, t, 2).unwrap(), Some(1));
+        o.close(0).unwrap();
+        o.unbind().unwrap();
+        o.close(1).unwrap();
+        o.settle().unwrap();
+        let mut trace = LiveTrace { config: o.config().clone(), states: o.states.clone().unwrap(), chain: None };
+        let v = devmem_trace(&trace);
+        assert!(v.accepted, "{}", v.words);
+        // a net_iov back in the pool while still referenced is no step of the spec
+        trace.states[3].pool[2] = 1;
+        let v = devmem_trace(&trace);
+        assert!(!v.accepted && v.words.starts_with("step 3"), "{}", v.words);
+    }
 
     /// What a guest prints for a campaign of `n` scenarios that diverged
     /// on none.
