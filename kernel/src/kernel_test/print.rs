@@ -69,23 +69,22 @@ fn devmem_lines(dm: &super::doc::DevmemPair) {
         for m in &d.runs {
             match &m.skipped {
                 Some(why) => println!("  devmem {k:<8} {:<6} SKIP: {why}", m.mode),
-                None => println!(
-                    "  devmem {k:<8} {:<6} {} rounds, {} frags, {} DONTNEED freeing {}, {}/{} bindings freed, {} divergences{}",
-                    m.mode,
-                    m.rounds,
-                    m.frags,
-                    m.dontneeds,
-                    m.freed,
-                    m.released,
-                    m.rounds,
-                    m.divergences.len(),
-                    format!(
-                        "{}{}{}",
-                        if m.fault_pct > 0 { format!(", {} allocation faults fired", m.faults) } else { String::new() },
-                        m.zero_token.map(|t| format!("; token after DONTNEED of id 0: {t}")).unwrap_or_default(),
-                        m.trace.as_ref().and_then(|t| t.chain.as_ref()).map(|v| format!("; TLC on round 0: {}", v.words)).unwrap_or_default()
+                None => {
+                    let faults = if m.fault_pct > 0 { format!(", {} allocation faults fired", m.faults) } else { String::new() };
+                    let zero = m.zero_token.map(|t| format!("; token after DONTNEED of id 0: {t}")).unwrap_or_default();
+                    let tlc = m.trace.as_ref().and_then(|t| t.chain.as_ref()).map(|v| format!("; TLC on round 0: {}", v.words)).unwrap_or_default();
+                    println!(
+                        "  devmem {k:<8} {:<6} {} rounds, {} frags, {} DONTNEED freeing {}, {}/{} bindings freed, {} divergences{faults}{zero}{tlc}",
+                        m.mode,
+                        m.rounds,
+                        m.frags,
+                        m.dontneeds,
+                        m.freed,
+                        m.released,
+                        m.rounds,
+                        m.divergences.len()
                     )
-                ),
+                }
             }
         }
         if let Some(rule) = &d.mode_rule {
