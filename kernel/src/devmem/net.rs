@@ -9,10 +9,12 @@ use std::os::fd::OwnedFd;
 
 use super::error::Error;
 use super::nsim::{self, Nsim};
-use crate::netns;
 use crate::rtnl::Rtnl;
-use crate::sandbox::Sandbox;
+use crate::sandbox::{self, Sandbox};
+use crate::{interrupt, netns};
 
+/// The namespaces' numbers, past any sandbox's of the same process.
+const NS_K: u32 = 900_000;
 const ADDR_A: Ipv4Addr = Ipv4Addr::new(10, 99, 0, 1);
 const ADDR_B: Ipv4Addr = Ipv4Addr::new(10, 99, 0, 2);
 
@@ -43,10 +45,14 @@ impl Net {
     /// devices in B beside the linked one (the one-mode rule uses one).
     pub fn new(extra: u32) -> Result<Net, Error> {
         let pid = std::process::id();
-        let (a, b) = (format!("rldm{pid}a"), format!("rldm{pid}b"));
-        netns::add(&a)?;
+        // named as the sandbox's (rl<pid>n<k>), so that a signal removes
+        // them and a later run sweeps what a killed one left
+        let (a, b) = (format!("rl{pid}n{}", NS_K), format!("rl{pid}n{}", NS_K + 1));
+        interrupt::install()?;
+        sandbox::sweep();
+        interrupt::track(&a, || netns::add(&a))?;
         let net = (|| {
-            netns::add(&b)?;
+            interrupt::track(&b, || netns::add(&b))?;
             let base = 1000 + (pid % 10_000) * 8;
             let mut devs = Vec::new();
             for i in 0..2 + extra {
@@ -89,8 +95,8 @@ impl Net {
             Ok(Net { a: a.clone(), b: b.clone(), ifindex_b: ib[0], ifindex_b2: ib.get(1).copied().unwrap_or(0), listener, _devs: devs })
         })();
         if net.is_err() {
-            let _ = netns::remove(&b);
-            let _ = netns::remove(&a);
+            let _ = interrupt::untrack(&b, || netns::remove(&b));
+            let _ = interrupt::untrack(&a, || netns::remove(&a));
         }
         net
     }
@@ -105,8 +111,8 @@ impl Net {
     }
 
     /// `f` run in B, where the receiver's netlink calls must be made.
-    pub fn in_b<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        in_ns(&self.b, f).unwrap_or_else(|e| panic!("entering namespace {}: {e}", self.b))
+    pub fn in_b<T: Send, E: Send + From<Error>>(&self, f: impl FnOnce() -> Result<T, E> + Send) -> Result<T, E> {
+        in_ns(&self.b, f)?
     }
 
     /// A TCP connection from A to B: (the sender's end, the receiver's).
@@ -122,7 +128,7 @@ impl Net {
 impl Drop for Net {
     fn drop(&mut self) {
         for ns in [&self.b, &self.a] {
-            if let Err(e) = netns::remove(ns) {
+            if let Err(e) = interrupt::untrack(ns, || netns::remove(ns)) {
                 eprintln!("ringlab: could not remove namespace {ns}: {e}");
             }
         }
