@@ -283,7 +283,8 @@ impl Rig {
     }
 }
 
-/// A sendto result by name: "0", "EAGAIN", ...
+/// An errno by name: "0", "EAGAIN", ... (sendto's results, and
+/// NETDEV_CMD_BIND_RX's refusals).
 pub fn errno_name(e: i32) -> String {
     let name = match e {
         0 => "0",
@@ -297,6 +298,10 @@ pub fn errno_name(e: i32) -> String {
         libc::ENETDOWN => "ENETDOWN",
         libc::EOPNOTSUPP => "EOPNOTSUPP",
         libc::EOVERFLOW => "EOVERFLOW",
+        libc::EEXIST => "EEXIST",
+        libc::ENODEV => "ENODEV",
+        libc::ERANGE => "ERANGE",
+        libc::ENODATA => "ENODATA",
         _ => return format!("errno {e}"),
     };
     name.into()

@@ -140,7 +140,7 @@ pub fn run(a: &DevmemArgs) -> Result<DevmemDoc, String> {
         doc.runs.push(run_mode(a, &net, m, a.seed.wrapping_add(i as u64 * 1_000_003))?);
     }
     if a.mode_rule {
-        doc.mode_rule = Some(mode_rule(a, &net)?);
+        doc.mode_rule = Some(mode_rule(&net)?);
     }
     Ok(doc)
 }
@@ -198,8 +198,7 @@ fn run_mode(a: &DevmemArgs, net: &Net, m: ModeArg, seed: u64) -> Result<ModeRun,
             run.trace = Some(LiveTrace { config: r.oracle.config().clone(), states, chain: None });
         }
         match res {
-            Ok(true) => run.released += 1,
-            Ok(false) => {}
+            Ok(()) => run.released += 1,
             Err(d) => run.divergences.push(format!("seed {} round {round}: {d}", seed.wrapping_add(u64::from(round)))),
         }
     }
@@ -275,10 +274,9 @@ impl<'a> Round<'a> {
         })
     }
 
-    /// The steps, the teardown, then whether the kernel freed the binding
-    /// (the model always has by then; a kernel that has not is a
-    /// divergence, returned as Err).
-    fn play(&mut self, steps: u32) -> Result<bool, Divergence> {
+    /// The steps, the teardown, then the binding freed in the model and
+    /// in the kernel (one that is not is a divergence).
+    fn play(&mut self, steps: u32) -> Result<(), Divergence> {
         for _ in 0..steps {
             match self.rng.below(100) {
                 0..=54 => {
@@ -506,7 +504,7 @@ impl<'a> Round<'a> {
 
     /// Waits for the kernel to free the binding: no page pool names its
     /// dma-buf any more. The model must have freed it too.
-    fn freed_in_kernel(&mut self) -> Result<bool, Divergence> {
+    fn freed_in_kernel(&mut self) -> Result<(), Divergence> {
         self.oracle.settle()?;
         if !self.oracle.binding_freed() {
             return Err(Divergence("the model still holds the binding after every socket and the netlink socket closed".into()));
@@ -516,7 +514,7 @@ impl<'a> Round<'a> {
             let pools = self.net.in_b(genl::page_pools).map_err(|e| Divergence(format!("page-pool-get: {e}")))?;
             let ours: Vec<_> = pools.iter().filter(|p| p.dmabuf == Some(self.binding_id)).collect();
             if ours.is_empty() {
-                return Ok(true);
+                return Ok(());
             }
             if Instant::now() >= deadline {
                 let held: Vec<String> = ours.iter().map(|p| format!("pool {} inflight {:?}", p.id, p.inflight)).collect();
@@ -610,11 +608,10 @@ fn write_all(fd: i32, mut data: &[u8]) -> std::io::Result<()> {
 /// The one-mode rule: while a binding of one mode lives on the receiving
 /// device, a binding of the other mode on the second device is refused,
 /// one of the same mode is not; once none lives, the other mode binds.
-fn mode_rule(a: &DevmemArgs, net: &Net) -> Result<ModeRule, String> {
-    let _ = a;
+fn mode_rule(net: &Net) -> Result<ModeRule, String> {
     let answer = |r: Result<genl::Binding, BindError>| match r {
         Ok(_) => "bound".to_string(),
-        Err(e) => e.errno().map(errno_name).unwrap_or_else(|| e.to_string()),
+        Err(e) => e.errno().map(crate::faults::errno_name).unwrap_or_else(|| e.to_string()),
     };
     let mk = || Udmabuf::create(8).map_err(|e| e.to_string());
     let (b1, b2, b3, b4) = (mk()?, mk()?, mk()?, mk()?);
@@ -632,17 +629,4 @@ fn mode_rule(a: &DevmemArgs, net: &Net) -> Result<ModeRule, String> {
         std::thread::sleep(Duration::from_millis(50));
     };
     Ok(ModeRule { other_mode_while_bound: other, same_mode_while_bound: same, other_mode_after_unbind: after })
-}
-
-fn errno_name(e: i32) -> String {
-    match e {
-        libc::EBUSY => "EBUSY".into(),
-        libc::EINVAL => "EINVAL".into(),
-        libc::EEXIST => "EEXIST".into(),
-        libc::EOPNOTSUPP => "EOPNOTSUPP".into(),
-        libc::ENODEV => "ENODEV".into(),
-        libc::ERANGE => "ERANGE".into(),
-        libc::ENODATA => "ENODATA".into(),
-        e => format!("errno {e}"),
-    }
 }
