@@ -74,10 +74,14 @@ crash_step() {
 # ttyS0 (console) and ttyS1 (results) are files; no display, no NIC.
 # RINGLAB_QEMU_PLUGIN: a TCG plugin (insn-count/insn_count.c) writing to
 # OUT/plugin.out; one TCG thread for every vCPU, so its counter is exact.
+# RINGLAB_QEMU_PLUGIN_ARGS: more of its arguments, comma-separated
+# (profile=1).
 accel=(-accel tcg)
 if [ -n "${RINGLAB_QEMU_PLUGIN:-}" ]; then
     [ -f "$RINGLAB_QEMU_PLUGIN" ] || die "RINGLAB_QEMU_PLUGIN: no file $RINGLAB_QEMU_PLUGIN"
-    accel=(-accel tcg,thread=single -plugin "file=$RINGLAB_QEMU_PLUGIN,out=$out/plugin.out")
+    plugin="file=$RINGLAB_QEMU_PLUGIN,out=$out/plugin.out"
+    [ -z "${RINGLAB_QEMU_PLUGIN_ARGS:-}" ] || plugin+=",$RINGLAB_QEMU_PLUGIN_ARGS"
+    accel=(-accel tcg,thread=single -plugin "$plugin")
 fi
 t0="$(now)"
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \

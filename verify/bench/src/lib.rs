@@ -35,6 +35,7 @@ pub mod series;
 pub mod series_guest;
 pub mod series_marker;
 pub mod series_print;
+pub mod series_profile;
 pub mod series_table;
 pub mod sim_rate;
 pub mod table;

@@ -13,6 +13,7 @@ use clap::Args;
 use ringlab_kernel::kernel_test::vm::{self, Kernel};
 
 use super::series_print;
+use super::series_profile::{by_function, parse_blocks, FnCost, Symbols};
 use super::series_table::{cells, parse_plugin, set_ratios, Cell, GuestCase};
 
 #[derive(Args, Debug, Clone)]
@@ -26,11 +27,17 @@ pub struct SeriesArgs {
     /// One JSON document instead of the table
     #[arg(long)]
     pub json: bool,
+    /// Also profile each case by kernel function (the plugin's profile=1)
+    /// and print the N functions whose cost differs most from the
+    /// reference case
+    #[arg(long, value_name = "N")]
+    pub profile: Option<usize>,
 }
 
-/// Both kernels' cells, or why they could not be measured.
+/// Both kernels' cells (and, with --profile, each case's cost by
+/// function), or why they could not be measured.
 pub enum Outcome {
-    Measured(Vec<Cell>),
+    Measured(Vec<Cell>, Vec<FnCost>),
     Skipped(String),
 }
 
@@ -40,7 +47,7 @@ pub fn run(a: &SeriesArgs) -> Result<bool, String> {
     }
     let root = ringlab_model::paths::find_root()?;
     let out = measure(&root, a)?;
-    series_print::print(&out, a.packets, a.json)
+    series_print::print(&out, a.packets, a.json, a.profile)
 }
 
 fn measure(root: &Path, a: &SeriesArgs) -> Result<Outcome, String> {
@@ -61,18 +68,31 @@ fn measure(root: &Path, a: &SeriesArgs) -> Result<Outcome, String> {
         ("patched", Kernel { label: format!("patched-{name}"), series: Some(series.clone()), seed: Some("baseline".into()) }),
     ];
     let mut all = Vec::new();
+    let mut profile = Vec::new();
     let mut base_copy = None;
     for (shown, k) in &kernels {
         eprintln!("bench series: {} ({})", shown, k.label);
-        vm::build(root, k)?;
+        let (src, _) = vm::build(root, k)?;
+        // read now: a later build of the same label rewrites it
+        let syms = if a.profile.is_some() { Some(Symbols::load(&src.join("System.map"))?) } else { None };
         let payload = payload(root, k)?;
         let plan = plan_text(a.packets);
         // boot.sh loads the plugin when this names it (ours alone runs)
         std::env::set_var("RINGLAB_QEMU_PLUGIN", &plugin);
+        if a.profile.is_some() {
+            std::env::set_var("RINGLAB_QEMU_PLUGIN_ARGS", "profile=1");
+        }
         let res = vm::boot_text(root, k, "series", &plan, step_limit(a.packets) + 300, &payload);
         std::env::remove_var("RINGLAB_QEMU_PLUGIN");
+        std::env::remove_var("RINGLAB_QEMU_PLUGIN_ARGS");
         let res = res.map_err(String::from)?;
         let (cases, counts) = read_run(&res)?;
+        if let Some(syms) = &syms {
+            let blocks = parse_blocks(&read_plugin(&res)?)?;
+            for c in cases.iter().filter(|c| c.refused.is_none() && c.error.is_none()) {
+                profile.extend(by_function(&blocks, c.marker + 1, c.packets, syms, &c.case, shown));
+            }
+        }
         let mut c = cells(shown, &cases, &counts);
         if base_copy.is_none() {
             base_copy = c.first().and_then(|c| c.insn_per_packet);
@@ -80,7 +100,7 @@ fn measure(root: &Path, a: &SeriesArgs) -> Result<Outcome, String> {
         all.append(&mut c);
     }
     set_ratios(&mut all, base_copy);
-    Ok(Outcome::Measured(all))
+    Ok(Outcome::Measured(all, profile))
 }
 
 /// kmemleak off first: the debug kernels track every allocation, a cost
@@ -112,19 +132,29 @@ fn read_run(results: &Path) -> Result<(Vec<GuestCase>, std::collections::BTreeMa
         let err = std::fs::read_to_string(results.join("series.err")).unwrap_or_default();
         return Err(format!("the guest reported no case: {}", err.trim()));
     }
-    let run = results.parent().unwrap_or(results);
-    let counts = parse_plugin(&read(run.join("plugin.out"))?)?;
+    let counts = parse_plugin(&read_plugin(results)?)?;
     Ok((cases, counts))
+}
+
+/// The plugin's output of the run whose results are `results`.
+fn read_plugin(results: &Path) -> Result<String, String> {
+    let p = results.parent().unwrap_or(results).join("plugin.out");
+    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// The plugin built with the host's cc into the work folder.
 fn build_plugin(root: &Path) -> Result<PathBuf, String> {
+    compile_plugin(root, &vm::work_dir(root).join("insn-count"))
+}
+
+/// cc with every warning an error: the plugin is small and loaded into
+/// qemu, where a mistake shows only as a wrong count.
+fn compile_plugin(root: &Path, dir: &Path) -> Result<PathBuf, String> {
     let src = root.join("kernel/vm/insn-count/insn_count.c");
-    let dir = vm::work_dir(root).join("insn-count");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let so = dir.join("insn_count.so");
     let o = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
         .arg(&so)
         .arg(&src)
         .output()
@@ -157,6 +187,15 @@ fn payload(root: &Path, k: &Kernel) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plugin_compiles_without_a_warning() {
+        let root = ringlab_model::paths::find_root().unwrap();
+        let dir = std::env::temp_dir().join(format!("ringlab-insn-count-{}", std::process::id()));
+        let so = compile_plugin(&root, &dir).unwrap();
+        assert!(so.is_file());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_plan_turns_kmemleak_off_then_sends() {

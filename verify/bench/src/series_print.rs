@@ -4,12 +4,13 @@
 use serde_json::json;
 
 use super::series::Outcome;
+use super::series_profile::{by_group, compare, group_names, FnCost};
 use super::series_table::{goal, seed_ratio, Cell, ANCHORS, CASES, GOAL_CUT, SEED_PPS};
 
 const TITLE: &str = "batch-xmit series in qemu TCG: guest instructions a packet (kernel and user, every vCPU), 64-byte frames on veth";
 
-pub fn print(out: &Outcome, packets: u64, as_json: bool) -> Result<bool, String> {
-    let cells = match out {
+pub fn print(out: &Outcome, packets: u64, as_json: bool, top: Option<usize>) -> Result<bool, String> {
+    let (cells, profile) = match out {
         Outcome::Skipped(why) => {
             if as_json {
                 println!("{}", json!({ "skipped": why }));
@@ -18,7 +19,7 @@ pub fn print(out: &Outcome, packets: u64, as_json: bool) -> Result<bool, String>
             }
             return Ok(true);
         }
-        Outcome::Measured(c) => c,
+        Outcome::Measured(c, p) => (c, p),
     };
     let find = |case: &str, kernel: &str| cells.iter().find(|c| c.case == case && c.kernel == kernel);
     let ipp = |case: &str, kernel: &str| find(case, kernel).and_then(|c| c.insn_per_packet);
@@ -31,6 +32,7 @@ pub fn print(out: &Outcome, packets: u64, as_json: bool) -> Result<bool, String>
             "seed_pps": SEED_PPS.iter().map(|(c, p)| json!({"case": c, "pps": p, "insn_ratio": seed_ratio(c)})).collect::<Vec<_>>(),
             "anchors": ANCHORS.iter().map(|(d, a, b)| json!({"driver": d, "copy_pps": a, "batched_pps": b})).collect::<Vec<_>>(),
             "goal": { "cut_needed": GOAL_CUT, "cut": g.map(|x| x.0), "met": g.map(|x| x.1) },
+            "profile": profile,
         });
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
         return Ok(true);
@@ -76,7 +78,67 @@ pub fn print(out: &Outcome, packets: u64, as_json: bool) -> Result<bool, String>
         ),
         None => println!("goal: patched batch 64 >= {:.0}% fewer instructions a packet than 6.12.117 copy mode: NOT MET (no figure)", GOAL_CUT * 100.0),
     }
+    if let Some(top) = top {
+        print_profile(profile, top);
+    }
     Ok(true)
+}
+
+/// Every case's instructions a packet by group (where on the frame's path
+/// they go), then each patched case against its reference on 6.12.117
+/// (the same case, or copy mode when 6.12.117 refused it): the functions
+/// whose instructions a packet differ most.
+fn print_profile(profile: &[FnCost], top: usize) {
+    let of = |case: &str, kernel: &str| -> Vec<FnCost> { profile.iter().filter(|c| c.case == case && c.kernel == kernel).cloned().collect() };
+    println!();
+    println!("profile by group (function-name prefixes; series_profile.rs GROUPS), instructions a packet:");
+    let groups = group_names();
+    print!("  {:<18} {:<9}", "case", "kernel");
+    for g in &groups {
+        print!(" {:>10}", g.split(' ').next().unwrap_or(g));
+    }
+    println!();
+    for (case, _) in CASES {
+        for kernel in ["6.12.117", "patched"] {
+            let costs = of(case, kernel);
+            if costs.is_empty() {
+                continue;
+            }
+            let g = by_group(&costs);
+            print!("  {case:<18} {kernel:<9}");
+            for name in &groups {
+                print!(" {:>10.1}", g.get(name).copied().unwrap_or(0.0));
+            }
+            println!();
+        }
+    }
+    println!("  groups: {}", groups.join("; "));
+    for (case, _) in CASES {
+        let patched = of(case, "patched");
+        if patched.is_empty() {
+            continue;
+        }
+        let (mut reference, mut ref_case) = (of(case, "6.12.117"), case);
+        if reference.is_empty() {
+            (reference, ref_case) = (of(CASES[0].0, "6.12.117"), CASES[0].0);
+        }
+        if reference.is_empty() {
+            continue;
+        }
+        let total = |v: &[FnCost]| v.iter().map(|c| c.insn_per_packet).sum::<f64>();
+        println!();
+        println!(
+            "profile: patched {case} ({:.1} insn/packet) against 6.12.117 {ref_case} ({:.1}), the {top} functions that differ most",
+            total(&patched),
+            total(&reference)
+        );
+        println!("  {:<40} {:>12} {:>12} {:>10}", "function", "6.12.117", "patched", "change");
+        let (diffs, rest) = compare(&reference, &patched, top);
+        for d in diffs {
+            println!("  {:<40} {:>12.1} {:>12.1} {:>+10.1}", d.function, d.reference, d.case, d.case - d.reference);
+        }
+        println!("  {:<40} {:>12} {:>12} {:>+10.1}", "(every other function)", "", "", rest);
+    }
 }
 
 fn opt(v: Option<f64>, prec: usize) -> String {

@@ -60,6 +60,8 @@ pub fn parse_plugin(text: &str) -> Result<BTreeMap<u16, u64>, String> {
                 let (id, n) = (id.parse::<u16>().map_err(|_| bad())?, n.parse::<u64>().map_err(|_| bad())?);
                 m.entry(id).or_insert(n);
             }
+            // the profile's (series_profile.rs)
+            ["ringlab-prof", ..] => {}
             _ => return Err(bad()),
         }
     }
@@ -151,6 +153,7 @@ mod tests {
 
     #[test]
     fn a_foreign_plugin_line_is_an_error_naming_it() {
+        assert!(parse_plugin("ringlab-insn 0 100\nringlab-prof 1 ffff 3\n").is_ok());
         let e = parse_plugin("ringlab-insn 0 100\nhello\n").unwrap_err();
         assert!(e.contains("line 2") && e.contains("hello"), "{e}");
         assert!(parse_plugin("ringlab-insn x 1").is_err());
