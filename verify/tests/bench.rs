@@ -82,9 +82,12 @@ fn quick_ring_and_sim_give_full_tables_charts_and_json() {
         assert!(configs.contains(&want), "no row for ring {} with {} sockets: {configs:?}", want.0, want.1);
     }
     for r in rows {
-        for k in ["seeded", "threads", "threads_vs_seeded", "seeded_vs_base", "threads_vs_base"] {
+        for k in ["seeded", "threads", "bare", "threads_vs_bare", "threads_vs_seeded", "seeded_vs_base", "threads_vs_base"] {
             positive(r, k);
         }
+        let want = positive(r, "threads") / positive(r, "bare");
+        let x = positive(r, "threads_vs_bare");
+        assert!((x - want).abs() <= 1e-9 * want, "threads_vs_bare: {x} is not threads/bare = {want} (one round)");
     }
     let base = rows.iter().find(|r| r["ring"] == 64 && r["sockets"] == 1).unwrap();
     assert_eq!(base["seeded_vs_base"], 1.0);

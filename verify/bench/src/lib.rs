@@ -3,7 +3,8 @@
 //! noise; ratios of one run do not). Four benchmarks, one table each:
 //!
 //! - ring.rs: the simulator's ring against libxdp's, rtrb and crossbeam;
-//! - sim_rate.rs: the copy-mode TX simulation, seeded and on threads;
+//! - sim_rate.rs: the copy-mode TX simulation, seeded and on threads, and
+//!   sim_bare.rs, its threads' bare twin;
 //! - tlc.rs: TLC on every CI model, 1 and 2 workers;
 //! - live.rs (live_xdp.rs, live_packet.rs): AF_XDP copy mode against
 //!   AF_PACKET on a veth pair, and the TX budget.
@@ -37,6 +38,8 @@ pub mod series_marker;
 pub mod series_print;
 pub mod series_profile;
 pub mod series_table;
+pub mod sim_bare;
+pub mod sim_bare_kernel;
 pub mod sim_rate;
 pub mod table;
 pub mod tlc;

@@ -2,13 +2,17 @@
 //! copy-mode TX simulation (sim/src/protocols/copy_tx/), under the
 //! harness's seeded deterministic scheduler (every invariant checked after every step) and
 //! on real threads (assertions as it runs, the invariants at the end), as
-//! `ringlab sim copy-tx` runs them, by ring size and by number of sockets.
+//! `ringlab sim copy-tx` runs them, by ring size and by number of sockets;
+//! and the threads' bare twin (sim_bare.rs), the same work without the
+//! simulator, which the threads are measured against.
 
 use std::time::Instant;
 
 use ringlab_sim::copy_tx::{threads, CopyTx, CopyTxConfig, Design};
 use ringlab_sim::harness;
 
+use super::iouring_load;
+use super::sim_bare;
 use super::table::{col, median, paired_ratio, ChartSpec, Fmt, Table};
 
 pub struct SimOpts {
@@ -54,23 +58,32 @@ pub fn config(ring: usize, sockets: usize, seed: u64) -> CopyTxConfig {
     cfg
 }
 
+/// Which runner a measurement is of.
+#[derive(Clone, Copy)]
+enum Runner {
+    Seeded,
+    Threads,
+    Bare,
+}
+
 /// One run: descriptors per second and the run's descriptors.
-fn run_once(threaded: bool, cfg: CopyTxConfig, o: &SimOpts) -> Result<(f64, u64), String> {
+fn run_once(runner: Runner, cfg: CopyTxConfig, o: &SimOpts) -> Result<(f64, u64), String> {
     let t0 = Instant::now();
-    let r = if threaded {
-        threads::run(cfg, o.packets).map_err(|f| f.to_string())
-    } else {
-        harness::run::<CopyTx>(cfg, o.steps, None).map_err(|e| e.to_string())
+    let descs = match runner {
+        Runner::Threads => threads::run(cfg, o.packets).map_err(|f| f.to_string())?.cost.descs,
+        Runner::Seeded => harness::run::<CopyTx>(cfg, o.steps, None).map_err(|e| e.to_string())?.cost.descs,
+        Runner::Bare => sim_bare::run(&cfg, o.packets).map_err(|e| format!("bare twin: {e}"))?,
     };
     let took = t0.elapsed().as_secs_f64().max(1e-9);
-    let r = r?;
-    Ok((r.cost.descs as f64 / took, r.cost.descs))
+    Ok((descs as f64 / took, descs))
 }
 
 pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
     let n = o.configs.len();
     let mut seeded = vec![Vec::new(); n];
     let mut threaded = vec![Vec::new(); n];
+    let mut bare = vec![Vec::new(); n];
+    let before = iouring_load::sample().load1;
     for round in 0..o.rounds {
         if progress {
             eprintln!("  sim: round {}/{} (seed {})", round + 1, o.rounds, o.seed);
@@ -78,15 +91,18 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
         for (i, &(ring, sockets)) in o.configs.iter().enumerate() {
             let cfg = config(ring, sockets, o.seed);
             cfg.validate()?;
-            let (rate, descs) = run_once(false, cfg.clone(), o)?;
+            let (rate, descs) = run_once(Runner::Seeded, cfg.clone(), o)?;
             if descs == 0 {
                 return Err(format!("sim bench: ring {ring}, {sockets} sockets: the seeded run sent nothing"));
             }
             seeded[i].push(rate);
-            let (rate, _) = run_once(true, cfg, o)?;
+            let (rate, _) = run_once(Runner::Threads, cfg.clone(), o)?;
             threaded[i].push(rate);
+            let (rate, _) = run_once(Runner::Bare, cfg, o)?;
+            bare[i].push(rate);
         }
     }
+    let after = iouring_load::sample().load1;
     let mut t = Table::new(
         "sim",
         format!("simulator throughput (copy-mode TX, design b, descriptors/s; seed {})", o.seed),
@@ -97,6 +113,8 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
             col("frames", "frames", Fmt::Count),
             col("seeded", "seeded", Fmt::Rate),
             col("threads", "threads", Fmt::Rate),
+            col("bare", "bare", Fmt::Rate),
+            col("threads_vs_bare", "threads/bare", Fmt::Ratio),
             col("threads_vs_seeded", "threads/seeded", Fmt::Ratio),
             col("seeded_vs_base", "seeded/base", Fmt::Ratio),
             col("threads_vs_base", "threads/base", Fmt::Ratio),
@@ -112,6 +130,8 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
             (frames as u64).into(),
             median(&seeded[i]).into(),
             median(&threaded[i]).into(),
+            median(&bare[i]).into(),
+            paired_ratio(&threaded[i], &bare[i]).into(),
             paired_ratio(&threaded[i], &seeded[i]).into(),
             paired_ratio(&seeded[i], &seeded[base]).into(),
             paired_ratio(&threaded[i], &threaded[base]).into(),
@@ -127,9 +147,20 @@ pub fn bench(o: &SimOpts, progress: bool) -> Result<Table, String> {
         "frames: two per ring slot, at most {MAX_FRAMES} (the scheduler's limit); median of {} rounds (ratios: of each round's); replay one: ringlab sim copy-tx --seed {} --sockets N",
         o.rounds, o.seed
     ));
+    t.note(format!(
+        "bare: the threads' twin without the simulator: the same threads, ring code, per-descriptor steps, odds, yields and {} completions, no model state, choice lists or invariants; it checks only that every frame came back once",
+        o.packets
+    ));
+    let load = |l: Option<f64>| l.map_or("unknown".to_string(), |l| format!("{l:.2}"));
+    t.note(format!(
+        "load average {} before, {} after, on {} cores",
+        load(before),
+        load(after),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    ));
     t.chart = Some(ChartSpec {
         label: "config",
-        series: vec!["seeded", "threads"],
+        series: vec!["seeded", "threads", "bare"],
         unit: "descriptors transmitted per second (longer is faster)".into(),
         skip_prefix: None,
     });

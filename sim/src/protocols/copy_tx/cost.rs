@@ -62,6 +62,11 @@ impl Cost {
     /// Stores to `n` slots of `entry` bytes from position `first` of a
     /// ring with `mask`: the distinct lines they touch.
     pub(crate) fn slots(&mut self, first: u32, n: u32, mask: u32, entry: u64) {
+        // One slot is one line: the common case, without the set.
+        if n <= 1 {
+            self.lines += n as u64;
+            return;
+        }
         let lines: BTreeSet<u64> = (0..n)
             .map(|i| (first.wrapping_add(i) & mask) as u64 * entry / 64)
             .collect();

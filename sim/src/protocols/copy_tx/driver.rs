@@ -1,5 +1,7 @@
 //! The driver: frees the skbs it was handed, in any order.
 
+use ringlab_model::rng::Rng;
+
 use super::cost::Cost;
 use super::pool::Pool;
 use super::Disabled;
@@ -37,6 +39,20 @@ impl Driver {
     /// Free the `i`th skb in flight (oldest first), if there is one.
     pub fn free_nth(&mut self, pool: &Pool, i: usize) -> bool {
         let Some(skb) = pool.in_flight(|q| (i < q.len()).then(|| q.remove(i))) else {
+            return false;
+        };
+        pool.destruct_skb(skb, &mut self.cost);
+        self.freed += 1;
+        true
+    }
+
+    /// Free an skb in flight drawn by `rng` (uniformly), if there is one:
+    /// the draw and the removal under one hold of the queue's lock.
+    pub fn free_drawn(&mut self, pool: &Pool, rng: &mut Rng) -> bool {
+        let Some(skb) = pool.in_flight(|q| {
+            let n = q.len() as u32;
+            (n > 0).then(|| q.remove(rng.below(n) as usize))
+        }) else {
             return false;
         };
         pool.destruct_skb(skb, &mut self.cost);

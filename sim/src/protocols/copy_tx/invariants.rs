@@ -3,7 +3,7 @@
 //! packets being built, the application's frames. Same names as
 //! specs/XskCopyTx.tla.
 
-use std::collections::BTreeMap;
+use std::fmt;
 
 use super::system::CopyTx;
 pub use crate::harness::Violation;
@@ -15,23 +15,71 @@ fn broke(invariant: &'static str, detail: String) -> Result<(), Violation> {
     Err(Violation::of(invariant, detail))
 }
 
-/// Where each frame is, by place.
-#[derive(Default)]
+/// A place a frame can be; named only when a check fails (the census
+/// runs after every step, and most never fail).
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    App,
+    /// A tx ring (socket) at a position.
+    TxRing(usize, u32),
+    /// The packet a socket is building.
+    Packet(usize),
+    Batch(usize),
+    /// An skb of a socket, in the driver's queue.
+    Skb(usize),
+    Completion(u32),
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Place::App => write!(f, "the application"),
+            Place::TxRing(s, pos) => write!(f, "tx ring {s} at {pos:#x}"),
+            Place::Packet(s) => write!(f, "socket {s}'s packet"),
+            Place::Batch(s) => write!(f, "socket {s}'s batch"),
+            Place::Skb(s) => write!(f, "an skb of socket {s}"),
+            Place::Completion(pos) => write!(f, "completion at {pos:#x}"),
+        }
+    }
+}
+
+/// Where each frame is: every (frame, place) in the order seen, and how
+/// many places hold each frame.
 struct Census {
-    places: BTreeMap<u32, Vec<String>>,
+    seen: Vec<(u32, Place)>,
+    held: Vec<usize>,
 }
 
 impl Census {
-    fn put(&mut self, f: u32, place: String) {
-        self.places.entry(f).or_default().push(place);
+    fn new(frames: u32) -> Census {
+        Census {
+            seen: Vec::with_capacity(frames as usize),
+            held: vec![0; frames as usize],
+        }
+    }
+    fn put(&mut self, f: u32, place: Place) {
+        let f = f as usize;
+        if f >= self.held.len() {
+            self.held.resize(f + 1, 0);
+        }
+        self.held[f] += 1;
+        self.seen.push((f as u32, place));
     }
     fn held(&self, f: u32) -> usize {
-        self.places.get(&f).map_or(0, Vec::len)
+        self.held.get(f as usize).copied().unwrap_or(0)
     }
     fn show(&self, f: u32) -> String {
-        self.places
-            .get(&f)
-            .map_or("nowhere".into(), |p| p.join(", "))
+        let places: Vec<String> = self
+            .seen
+            .iter()
+            .filter(|&&(g, _)| g == f)
+            .map(|(_, p)| p.to_string())
+            .collect();
+        if places.is_empty() {
+            "nowhere".into()
+        } else {
+            places.join(", ")
+        }
     }
 }
 
@@ -78,9 +126,9 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
             r.clone(),
         )
     });
-    let mut census = Census::default();
+    let mut census = Census::new(umem.frames);
     for &f in &sys.app.free {
-        census.put(f, "the application".into());
+        census.put(f, Place::App);
     }
     for k in &sys.socks {
         let prod = k.tx.ring().producer().load(Relaxed);
@@ -88,7 +136,7 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
             let pos = add(k.tx.cached_cons(), i);
             let d = read(k.tx.ring(), pos);
             match umem.frame(d.addr) {
-                Some(f) => census.put(f, format!("tx ring {} at {pos:#x}", k.id)),
+                Some(f) => census.put(f, Place::TxRing(k.id, pos)),
                 None => {
                     return broke(
                         "FrameConservation",
@@ -98,19 +146,22 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
             }
         }
     }
-    let mut in_kernel: BTreeMap<u32, String> = BTreeMap::new();
+    // The kernel's last place for each frame it holds.
+    let mut in_kernel: Vec<Option<Place>> = vec![None; umem.frames as usize];
+    let mut kernel_has = |census: &mut Census, f: u32, place: Place| {
+        census.put(f, place);
+        in_kernel[f as usize] = Some(place);
+    };
     for k in &sys.socks {
         for &a in k.skb.iter().flat_map(|p| &p.addrs) {
             let f = umem.frame(a).expect("a fragment was validated");
-            census.put(f, format!("socket {}'s packet", k.id));
-            in_kernel.insert(f, format!("socket {}'s packet", k.id));
+            kernel_has(&mut census, f, Place::Packet(k.id));
         }
         for d in &k.call.batch {
             let f = umem
                 .frame(d.addr)
                 .expect("a batch descriptor was validated");
-            census.put(f, format!("socket {}'s batch", k.id));
-            in_kernel.insert(f, format!("socket {}'s batch", k.id));
+            kernel_has(&mut census, f, Place::Batch(k.id));
         }
     }
     let skb_addrs = sys.pool.in_flight(|q| {
@@ -120,17 +171,18 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
     });
     for &(s, a) in &skb_addrs {
         let f = umem.frame(a).expect("an skb's address was validated");
-        census.put(f, format!("an skb of socket {s}"));
-        in_kernel.insert(f, format!("an skb of socket {s}"));
+        kernel_has(&mut census, f, Place::Skb(s));
     }
     let mut published = Vec::new();
+    let mut completed = vec![false; umem.frames as usize];
     for i in 0..sub(cq_prod, cq_cons) {
         let pos = add(cq_cons, i);
         let a = read(&cq, pos);
         match umem.frame(a) {
             Some(f) => {
-                census.put(f, format!("completion at {pos:#x}"));
+                census.put(f, Place::Completion(pos));
                 published.push((pos, f));
+                completed[f as usize] = true;
             }
             None => {
                 return broke(
@@ -142,7 +194,7 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
     }
 
     for &(pos, f) in &published {
-        if let Some(place) = in_kernel.get(&f) {
+        if let Some(place) = in_kernel[f as usize] {
             return broke(
                 "NoImmatureCompletion",
                 format!("frame {f} is completed at {pos:#x} while still in {place}"),
@@ -188,8 +240,7 @@ pub fn check(sys: &CopyTx) -> Result<(), Violation> {
     }
     for f in 0..umem.frames {
         let h = census.held(f);
-        let completed = published.iter().any(|&(_, g)| g == f);
-        if h == 0 || (h > 1 && !completed) {
+        if h == 0 || (h > 1 && !completed[f as usize]) {
             return broke(
                 "FrameConservation",
                 format!("frame {f} is in {}", census.show(f)),

@@ -1,7 +1,7 @@
 //! The choice policy: the actor (the application, the driver, a socket's
 //! kernel side) drawn with even odds, then its action with weights. The
 //! deterministic scheduler draws through it; the real-thread runner's
-//! socket threads draw their sendto steps with [`socket_choices`].
+//! socket threads draw their sendto steps with [`socket_choices_into`].
 
 use ringlab_model::copy_tx::{Action, Frame, Sock, Stage, TxResult};
 use ringlab_model::rng::Rng;
@@ -14,11 +14,19 @@ use super::umem::is_contd;
 /// What socket k's kernel side may do now, with weights: the stage of its
 /// call decides; failures and the driver's other outcomes are rare.
 pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
+    let mut a = Vec::new();
+    socket_choices_into(k, cfg, &mut a);
+    a
+}
+
+/// [`socket_choices`] into `a` (emptied first), whose allocation a
+/// thread making step after step keeps.
+pub fn socket_choices_into(k: &XskSock, cfg: &CopyTxConfig, a: &mut Vec<(Action, u32)>) {
     let s = k.id as u8;
     let fails = cfg.spec.alloc_fails;
     let outcomes = &cfg.spec.outcomes;
     let weight = |o: TxResult| if o == TxResult::Sent { 8 } else { 1 };
-    let mut a = Vec::new();
+    a.clear();
     match k.call.stage {
         Stage::Idle => a.push((Action::Sendto { s }, 1)),
         Stage::Loop if cfg.spec.batch_size > 0 => a.push((Action::XmitBatchReserve { s }, 1)),
@@ -63,7 +71,6 @@ pub fn socket_choices(k: &XskSock, cfg: &CopyTxConfig) -> Vec<(Action, u32)> {
             );
         }
     }
-    a
 }
 
 impl CopyTx {

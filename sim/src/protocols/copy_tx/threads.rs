@@ -5,10 +5,10 @@
 //! runs; then the harness checks every invariant where the threads
 //! stopped, drains, and checks that every frame came back.
 
-use ringlab_model::copy_tx::{DropFrags, PublishFrags, Stage};
+use ringlab_model::copy_tx::{Action, DropFrags, PublishFrags, Stage};
 
 use super::config::CopyTxConfig;
-use super::pick::socket_choices;
+use super::pick::socket_choices_into;
 use super::pool::Pool;
 use super::protocol::Report;
 use super::sock::XskSock;
@@ -21,14 +21,23 @@ use ringlab_ring::sync::thread;
 /// is declared stuck.
 const STUCK: u64 = 20_000_000;
 
+/// A socket thread's choice lists, kept from step to step so that a
+/// step allocates nothing.
+#[derive(Default)]
+struct Choices {
+    actions: Vec<(Action, u32)>,
+    weights: Vec<u32>,
+}
+
 /// One whole sendto: steps of the socket's own choosing until it returns.
 /// Returns how many descriptors it sent.
-fn sendto(k: &mut XskSock, pool: &Pool, cfg: &CopyTxConfig, rng: &mut Rng) -> u32 {
+fn sendto(k: &mut XskSock, pool: &Pool, cfg: &CopyTxConfig, rng: &mut Rng, c: &mut Choices) -> u32 {
     let mut sent = 0;
     loop {
-        let choices = socket_choices(k, cfg);
-        let weights: Vec<u32> = choices.iter().map(|(_, w)| *w).collect();
-        let a = choices[rng.weighted(&weights)].0;
+        socket_choices_into(k, cfg, &mut c.actions);
+        c.weights.clear();
+        c.weights.extend(c.actions.iter().map(|(_, w)| *w));
+        let a = c.actions[rng.weighted(&c.weights)].0;
         k.step(pool, &a)
             .unwrap_or_else(|d| panic!("socket {}: {d}", k.id));
         sent = sent.max(k.call.done);
@@ -68,8 +77,9 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         let (pool, stop, cfg) = (pool.clone(), crew.stop(), cfg.clone());
         kernel.push(crew.spawn(format!("socket {}", k.id), move || {
             let mut rng = Rng::new(seed ^ (0x5e7d << 8) ^ k.id as u64);
+            let mut choices = Choices::default();
             while !stop.is_set() {
-                if sendto(&mut k, &pool, &cfg, &mut rng) == 0 {
+                if sendto(&mut k, &pool, &cfg, &mut rng, &mut choices) == 0 {
                     thread::yield_now();
                 }
             }
@@ -81,10 +91,10 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         crew.spawn("driver", move || {
             let mut rng = Rng::new(seed ^ 0xd71e);
             loop {
-                let n = pool.in_flight(|q| q.len());
-                if n > 0 {
-                    driver.free_nth(&pool, rng.below(n as u32) as usize);
-                } else if stop.is_set() {
+                if driver.free_drawn(&pool, &mut rng) {
+                    continue;
+                }
+                if stop.is_set() {
                     return Ok(driver);
                 } else {
                     thread::yield_now();
@@ -98,14 +108,23 @@ pub fn run(cfg: CopyTxConfig, packets: u64) -> Result<Report, Failure> {
         crew.spawn("application", move || {
             let mut rng = Rng::new(seed ^ 0x05e7);
             let mut idle = 0u64;
+            let mut free = Vec::new();
             while app.reaped < packets {
                 let mut did = false;
-                while app.user_reap().is_ok() {
+                // Asking first spares an empty ring's refusal message.
+                while app.cq_avail() > 0 && app.user_reap().is_ok() {
                     did = true;
                 }
-                let free: Vec<u32> = app.free.iter().copied().collect();
-                for f in free {
+                free.clear();
+                free.extend(app.free.iter().copied());
+                for &f in &free {
                     let s = rng.below(sockets) as usize;
+                    // A full ring refuses the submit anyway: asking first
+                    // spares the frame's other draws and the refusal's
+                    // message.
+                    if app.tx_room(s) == 0 {
+                        continue;
+                    }
                     let contd = rng.chance(1, 3) && app.may_submit(s, true);
                     if contd || app.may_submit(s, false) {
                         did |= app.user_submit(s, f, !rng.chance(1, 32), contd).is_ok();

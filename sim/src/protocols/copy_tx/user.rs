@@ -74,9 +74,12 @@ impl App {
         self.free.remove(&f);
         self.open[s].push(f);
         if !contd {
-            let pkt = std::mem::take(&mut self.open[s]);
-            if pkt.len() > 1 {
-                self.unfinished.push(pkt.into_iter().collect());
+            // Emptied in place: its allocation serves the next packet.
+            if self.open[s].len() > 1 {
+                let pkt = self.open[s].drain(..).collect();
+                self.unfinished.push(pkt);
+            } else {
+                self.open[s].clear();
             }
         }
         Ok(())
@@ -91,22 +94,26 @@ impl App {
     /// keep their completion slots reserved until it is sent or dropped,
     /// so packets that need more deadlock).
     pub fn may_submit(&mut self, s: usize, contd: bool) -> bool {
-        let mut open: Vec<usize> = self.open.iter().map(Vec::len).collect();
-        open[s] = if contd { open[s] + 1 } else { 0 };
-        let packets = open.iter().filter(|&&n| n > 0).count();
+        if contd && !self.multi_buf {
+            return false;
+        }
+        // Each socket's open packet as it would be after the submit.
+        let after = |(i, o): (usize, &Vec<u32>)| match (i == s, contd) {
+            (false, _) => o.len(),
+            (true, true) => o.len() + 1,
+            (true, false) => 0,
+        };
+        let open = || self.open.iter().enumerate().map(after).filter(|&n| n > 0);
+        let packets = open().count();
         if self.free.len() <= packets {
             return false;
         }
         if !contd {
             return true;
         }
-        let slots = open
-            .iter()
-            .filter(|&&n| n > 0)
-            .map(|&n| n + 1)
-            .sum::<usize>()
+        let slots = open().map(|n| n + 1).sum::<usize>()
             + self.unfinished.iter().map(BTreeSet::len).sum::<usize>();
-        self.multi_buf && slots <= self.cq.ring().size() as usize && self.tx[s].nb_free(2) >= 2
+        slots <= self.cq.ring().size() as usize && self.tx[s].nb_free(2) >= 2
     }
 
     /// UserReap: take one completion (xsk_ring_cons__peek(),
