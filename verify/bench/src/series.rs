@@ -86,9 +86,10 @@ fn measure(root: &Path, a: &SeriesArgs) -> Result<Outcome, String> {
         std::env::remove_var("RINGLAB_QEMU_PLUGIN");
         std::env::remove_var("RINGLAB_QEMU_PLUGIN_ARGS");
         let res = res.map_err(String::from)?;
-        let (cases, counts) = read_run(&res)?;
+        let (cases, plugin) = read_run(&res)?;
+        let counts = parse_plugin(&plugin)?;
         if let Some(syms) = &syms {
-            let blocks = parse_blocks(&read_plugin(&res)?)?;
+            let blocks = parse_blocks(&plugin)?;
             for c in cases.iter().filter(|c| c.refused.is_none() && c.error.is_none()) {
                 profile.extend(by_function(&blocks, c.marker + 1, c.packets, syms, &c.case, shown));
             }
@@ -119,8 +120,8 @@ fn step_limit(packets: u64) -> u64 {
     600 + packets / 50
 }
 
-/// The guest's case lines and the plugin's counts of one run.
-fn read_run(results: &Path) -> Result<(Vec<GuestCase>, std::collections::BTreeMap<u16, u64>), String> {
+/// The guest's case lines and the plugin's output of one run.
+fn read_run(results: &Path) -> Result<(Vec<GuestCase>, String), String> {
     let read = |p: PathBuf| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()));
     let out = read(results.join("series.out"))?;
     let cases: Vec<GuestCase> = out
@@ -132,14 +133,7 @@ fn read_run(results: &Path) -> Result<(Vec<GuestCase>, std::collections::BTreeMa
         let err = std::fs::read_to_string(results.join("series.err")).unwrap_or_default();
         return Err(format!("the guest reported no case: {}", err.trim()));
     }
-    let counts = parse_plugin(&read_plugin(results)?)?;
-    Ok((cases, counts))
-}
-
-/// The plugin's output of the run whose results are `results`.
-fn read_plugin(results: &Path) -> Result<String, String> {
-    let p = results.parent().unwrap_or(results).join("plugin.out");
-    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
+    Ok((cases, read(results.parent().unwrap_or(results).join("plugin.out"))?))
 }
 
 /// The plugin built with the host's cc into the work folder.

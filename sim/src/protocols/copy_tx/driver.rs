@@ -38,21 +38,19 @@ impl Driver {
 
     /// Free the `i`th skb in flight (oldest first), if there is one.
     pub fn free_nth(&mut self, pool: &Pool, i: usize) -> bool {
-        let Some(skb) = pool.in_flight(|q| (i < q.len()).then(|| q.remove(i))) else {
-            return false;
-        };
-        pool.destruct_skb(skb, &mut self.cost);
-        self.freed += 1;
-        true
+        self.free_picked(pool, |n| (i < n).then_some(i))
     }
 
     /// Free an skb in flight drawn by `rng` (uniformly), if there is one:
     /// the draw and the removal under one hold of the queue's lock.
     pub fn free_drawn(&mut self, pool: &Pool, rng: &mut Rng) -> bool {
-        let Some(skb) = pool.in_flight(|q| {
-            let n = q.len() as u32;
-            (n > 0).then(|| q.remove(rng.below(n) as usize))
-        }) else {
+        self.free_picked(pool, |n| (n > 0).then(|| rng.below(n as u32) as usize))
+    }
+
+    /// Free the skb `pick` names, given how many are in flight, under the
+    /// queue's lock.
+    fn free_picked(&mut self, pool: &Pool, pick: impl FnOnce(usize) -> Option<usize>) -> bool {
+        let Some(skb) = pool.in_flight(|q| pick(q.len()).map(|i| q.remove(i))) else {
             return false;
         };
         pool.destruct_skb(skb, &mut self.cost);
